@@ -224,7 +224,7 @@ def _event(
         name,
         (EventBase,),
         {
-            "__annotations__": {"type": Literal[type_], "data": payload},  # type: ignore[valid-type]
+            "__annotations__": {"type": Literal[type_], "data": payload},
             "__module__": __name__,
             "__doc__": f"The `{type_}` event.",
             "kind": kind,
@@ -271,7 +271,16 @@ EVENT_PAYLOADS: dict[str, tuple[type[BaseModel], str]] = {
     "resync": (Run, "run"),
 }
 TERMINAL_EVENT_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
-EVENT_KINDS = ("gates", "faults", "checkpoints", "proposals", "budget", "stages", "run", "telemetry")
+EVENT_KINDS = (
+    "gates",
+    "faults",
+    "checkpoints",
+    "proposals",
+    "budget",
+    "stages",
+    "run",
+    "telemetry",
+)
 
 EVENT_CLASSES: dict[str, type[EventBase]] = {
     t: _event(t, payload, kind, t in TERMINAL_EVENT_TYPES)
@@ -362,4 +371,3 @@ def make_event(
         "data": payload,
     }
     return parse_event(raw)
-

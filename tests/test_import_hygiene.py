@@ -1,0 +1,59 @@
+"""Layering, checked at run time: headless modules never pull in textual or rich.
+
+Each module is imported in a fresh interpreter so nothing imported by another
+test can mask a violation (the same check as harlequin's import-hygiene test).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEADLESS = [
+    "ito_tui",
+    "ito_tui.contract",
+    "ito_tui.client",
+    "ito_tui.state",
+    "ito_tui.desk_sim",
+    "ito_tui.config",
+    "ito_tui.paths",
+    "ito_tui.auth",
+    "ito_tui.textsafe",
+    "ito_tui.cli",
+    "ito_tui.commands",
+]
+
+
+def _modules_after_import(module: str) -> set[str]:
+    code = (
+        "import importlib, json, sys\n"
+        f"importlib.import_module({module!r})\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(json.loads(out.stdout))
+
+
+@pytest.mark.parametrize("module", HEADLESS)
+def test_headless_module_does_not_import_textual_or_rich(module: str) -> None:
+    loaded = _modules_after_import(module)
+    assert module in loaded
+    leaked = sorted(m for m in loaded if m.split(".")[0] in {"textual", "rich"})
+    assert leaked == [], f"{module} imports {leaked[:5]}"
+
+
+@pytest.mark.parametrize("module", ["ito_tui", "ito_tui.contract", "ito_tui.state", "ito_tui.cli"])
+def test_pure_and_cli_modules_do_not_import_http_or_the_simulator(module: str) -> None:
+    loaded = _modules_after_import(module)
+    leaked = sorted(
+        m
+        for m in loaded
+        if m.split(".")[0] in {"httpx", "fastapi", "uvicorn", "starlette"}
+        or m.startswith("ito_tui.desk_sim")
+    )
+    assert leaked == [], f"{module} imports {leaked[:5]}"
