@@ -1,0 +1,122 @@
+"""The `ito-tui` command: argument parsing and dispatch to the subcommands.
+
+`main(argv)` is the console-script entry point. The TUI, the browser demo and
+the simulated backend are imported lazily inside their branches, so the
+headless commands (and `--help`) never load textual, and load httpx only when
+they talk to a backend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Sequence
+
+from ito_tui import __version__
+from ito_tui.commands import auth_cmds, bookings, completion, local, proposals, runs, train
+from ito_tui.commands.context import Context
+from ito_tui.commands.exitcodes import EXIT_CODES_EPILOG, ExitCode
+from ito_tui.commands.output import Output
+
+DESCRIPTION = """\
+A terminal run manager for training runs on completed Itô GPU bookings.
+Without a subcommand it opens the TUI. ito-tui never books, reserves or buys
+anything: it needs a completed booking from ito-compute."""
+
+EXAMPLES = """\
+examples:
+  ito-tui                                   open the TUI on the configured backend
+  ito-tui demo                              the TUI on a built-in simulated backend
+  echo "$TOKEN" | ito-tui --backend https://ito.example login
+  ito-tui bookings
+  ito-tui train --booking bk_123 --model-size 8B --data catalog://fineweb-edu@1.3 \\
+      --target general --budget-usd 30000 --post-training dpo --yes --watch
+  ito-tui runs --json
+
+environment:
+  ITO_BACKEND_URL   backend URL (the --backend flag wins)
+  ITO_TOKEN         token for this session; overrides the keyring (never pass it as a flag)
+  ITO_CONFIG_FILE   settings file (default: config.toml in the user config dir)
+  NO_COLOR / FORCE_COLOR   turn colour off / on
+"""
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Wraps prose paragraphs; keeps indented blocks (examples, tables) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for para in text.split("\n\n"):
+            lines = para.splitlines()
+            if any(line.startswith(" ") for line in lines) or para.rstrip().endswith(":"):
+                paragraphs.append("\n".join(indent + line for line in lines))
+            else:
+                paragraphs.append(
+                    textwrap.fill(
+                        " ".join(lines), width, initial_indent=indent, subsequent_indent=indent
+                    )
+                )
+        return "\n\n".join(paragraphs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: global options and every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="ito-tui",
+        description=DESCRIPTION,
+        epilog=EXAMPLES + "\n" + EXIT_CODES_EPILOG,
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"ito-tui {__version__}")
+    _add_globals(parser, default=None)
+    # The same options after the subcommand (`ito-tui login --backend URL`); SUPPRESS keeps
+    # a value given before the subcommand from being overwritten by the subparser default.
+    common = argparse.ArgumentParser(add_help=False)
+    _add_globals(common, default=argparse.SUPPRESS)
+
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for module in (auth_cmds, bookings, train, runs, proposals, local, completion):
+        module.register(sub, common, _Formatter)
+    return parser
+
+
+def _add_globals(parser: argparse.ArgumentParser, default: object) -> None:
+    group = parser.add_argument_group("global options")
+    group.add_argument(
+        "--backend",
+        metavar="URL",
+        default=default,
+        help="backend URL (default: settings / ITO_BACKEND_URL, else http://127.0.0.1:8741)",
+    )
+    group.add_argument(
+        "--insecure-http",
+        action="store_true",
+        default=default if default is not None else False,
+        help="allow plain http:// to a non-loopback host (tokens travel unencrypted)",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `ito-tui` with `argv` (default: sys.argv[1:]); returns the exit code."""
+    parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args, extra = parser.parse_known_args(args_list)
+    except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else int(ExitCode.USAGE)
+    if extra and not getattr(args, "passthrough", False):
+        parser.print_usage(sys.stderr)
+        print(f"ito-tui: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    args.extra = extra
+    if args.command is None:
+        args.command = "tui"
+        args.handler = local.cmd_tui
+        args.read_only = False
+    ctx = Context(args, Output())
+    return int(args.handler(ctx))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

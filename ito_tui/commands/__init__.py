@@ -1,0 +1,3 @@
+"""Headless subcommands of `ito-tui` (one module per group); never imports textual."""
+
+__all__: list[str] = []

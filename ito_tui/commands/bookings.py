@@ -1,0 +1,81 @@
+"""`bookings`: the completed GPU bookings (from ito-compute) a run can use."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from .context import Context
+from .output import duration_s, money, safe
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Booking
+
+NO_BOOKING_HINT = (
+    "a completed booking from ito-compute is needed first; "
+    "ito-tui never books, reserves or buys anything"
+)
+
+
+def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpFormatter]) -> None:
+    """Add `bookings` to the subcommands."""
+    p = sub.add_parser(
+        "bookings",
+        parents=[common],
+        formatter_class=fmt,
+        help="list completed GPU bookings",
+        description="List the GPU bookings made by ito-compute. Only completed bookings can "
+        "take a run; --all shows the others too.",
+        epilog="examples:\n  ito-tui bookings\n  ito-tui bookings --all --json",
+    )
+    p.add_argument("--all", action="store_true", help="include pending, expired and cancelled")
+    p.add_argument("--json", action="store_true", help="print the Booking objects as JSON")
+    p.set_defaults(handler=cmd_bookings)
+
+
+def window(b: Booking, now: datetime | None = None) -> str:
+    """`ends in 3d04h` for a live booking, else its status relative to now."""
+    now = now or datetime.now(UTC)
+    if b.ends_at <= now:
+        return "ended"
+    if b.starts_at > now:
+        return f"starts in {duration_s((b.starts_at - now).total_seconds())}"
+    return f"ends in {duration_s((b.ends_at - now).total_seconds())}"
+
+
+def booking_row(b: Booking) -> list[str]:
+    """One table row for a booking (all cells safe)."""
+    fabric = f"{safe(b.fabric.kind)} {b.fabric.gbit_per_s_per_gpu:g} Gb/s"
+    return [
+        safe(b.booking_id),
+        safe(b.status),
+        safe(b.gpu_sku),
+        f"{b.node_count} × {b.gpus_per_node}",
+        fabric,
+        window(b),
+        money(b.price_usd_per_gpu_hour),
+        safe(b.active_run_id) if b.active_run_id else "-",
+    ]
+
+
+HEADERS = ("booking", "status", "gpu", "nodes × gpus", "fabric", "window", "$/gpu-h", "run")
+
+
+def cmd_bookings(ctx: Context) -> int:
+    """List bookings (completed only unless --all)."""
+
+    async def body() -> int:
+        async with ctx.client() as client:
+            await client.require("bookings.read")
+            items = await client.bookings(status=None if ctx.args.all else "completed")
+        if ctx.args.json:
+            ctx.out.json(items)
+            return 0
+        if not items:
+            ctx.out.info(f"no {'' if ctx.args.all else 'completed '}bookings: {NO_BOOKING_HINT}")
+            return 0
+        ctx.out.table(HEADERS, (booking_row(b) for b in items))
+        return 0
+
+    return ctx.run(body)

@@ -1,0 +1,133 @@
+"""Commands that run something locally: the TUI, the demo, the browser server, the simulator.
+
+Each imports its implementation lazily inside the handler, so the headless
+commands never load textual, uvicorn or the simulator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .context import CommandError, Context
+from .exitcodes import ExitCode
+
+SCENARIOS = ("showcase", "happy", "gate-fail", "loss-spike", "node-failure", "budget", "refused")
+
+
+def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpFormatter]) -> None:
+    """Add tui, demo, serve, backend and contract to the subcommands."""
+    p = sub.add_parser(
+        "tui",
+        parents=[common],
+        formatter_class=fmt,
+        help="open the TUI (the default without a subcommand)",
+        description="Open the terminal UI on the configured backend.",
+        epilog="examples:\n  ito-tui tui\n  ito-tui --backend https://ito.example tui --read-only",
+    )
+    p.add_argument("--read-only", action="store_true", help="browse only: no submit or decisions")
+    p.set_defaults(handler=cmd_tui)
+
+    p = sub.add_parser(
+        "demo",
+        parents=[common],
+        formatter_class=fmt,
+        help="the TUI on a built-in simulated backend (DEMO)",
+        description="Start the simulated backend as a child process and open the TUI on it. "
+        "Every screen says DEMO.",
+        epilog="examples:\n  ito-tui demo\n  ito-tui demo --scenario gate-fail --speed 600",
+    )
+    p.add_argument("--scenario", default="showcase", choices=SCENARIOS, help="default: showcase")
+    p.add_argument("--speed", type=float, default=60.0, help="sim seconds per second (60)")
+    p.set_defaults(handler=cmd_demo)
+
+    p = sub.add_parser(
+        "serve",
+        parents=[common],
+        formatter_class=fmt,
+        help="serve the demo TUI to a browser (textual-serve)",
+        description="Serve the demo TUI over HTTP for a browser. Binds loopback by default; "
+        "textual-serve has no authentication of its own.",
+        epilog="examples:\n  ito-tui serve\n  ito-tui serve --port 8000",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback)")
+    p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    p.add_argument(
+        "--public",
+        action="store_true",
+        help="allow binding a non-loopback interface (no authentication: anyone can connect)",
+    )
+    p.set_defaults(handler=cmd_serve)
+
+    p = sub.add_parser(
+        "backend",
+        add_help=False,
+        help="run the simulated backend (desk_sim); `ito-tui backend --help` for its options",
+        description="Run the simulated Itô backend (for demos and tests).",
+    )
+    p.set_defaults(handler=cmd_backend, passthrough=True)
+
+    p = sub.add_parser(
+        "contract",
+        parents=[common],
+        formatter_class=fmt,
+        help="print the API contract as OpenAPI 3.1 JSON",
+        description="Print the Itô training API v1 contract as an OpenAPI 3.1 document.",
+        epilog="examples:\n  ito-tui contract > openapi.json",
+    )
+    p.set_defaults(handler=cmd_contract)
+
+
+def cmd_tui(ctx: Context) -> int:
+    """Open the TUI (lazy: textual is imported only here)."""
+    try:
+        settings = ctx.settings
+    except CommandError as exc:
+        ctx.out.error(str(exc))
+        return int(exc.code)
+    from ito_tui.tui import run_tui
+
+    return int(run_tui(settings, read_only=bool(getattr(ctx.args, "read_only", False))) or 0)
+
+
+def cmd_demo(ctx: Context) -> int:
+    """Open the TUI on a simulated backend child process."""
+    from ito_tui.tui.demo import run_demo
+
+    return int(run_demo(ctx.args.scenario, ctx.args.speed) or 0)
+
+
+def cmd_serve(ctx: Context) -> int:
+    """Serve the demo TUI to a browser."""
+    from ito_tui.tui.serve import run_serve
+
+    return int(run_serve(ctx.args.port, ctx.args.host, public=ctx.args.public) or 0)
+
+
+def cmd_backend(ctx: Context) -> int:
+    """Run desk_sim with the remaining arguments; the default --db is the user data dir's."""
+    argv = list(ctx.args.extra)
+    if not any(a == "--db" or a.startswith("--db=") for a in argv) and not (
+        {"-h", "--help"} & set(argv)
+    ):
+        from ito_tui.paths import sim_db_path
+
+        argv = ["--db", str(sim_db_path()), *argv]
+    from ito_tui import desk_sim
+
+    try:
+        result = desk_sim.main(argv)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else int(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        return 0
+    return int(result or 0)
+
+
+def cmd_contract(ctx: Context) -> int:
+    """Print the OpenAPI document of the contract."""
+    from ito_tui.desk_sim import openapi_document
+
+    ctx.out.line(json.dumps(openapi_document(), indent=2))
+    return 0

@@ -1,0 +1,192 @@
+"""Printing for the headless commands: colour policy, safe text, tables and JSON.
+
+Colour follows NO_COLOR (any non-empty value turns it off, and wins), then
+FORCE_COLOR (non-empty and not "0" turns it on), then whether the stream is a
+terminal (and TERM is not "dumb"). Only plain ANSI SGR codes are written, and
+only when colour is on. Every string that came from the backend goes through
+`safe()`, which makes control characters visible, so a hostile or broken
+backend can never move the cursor, set the title or smuggle an OSC sequence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
+
+_SGR = {
+    "bold": "1",
+    "dim": "2",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "blue": "34",
+    "magenta": "35",
+    "cyan": "36",
+}
+
+
+def color_enabled(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether to write ANSI colour to `stream` under NO_COLOR / FORCE_COLOR / TTY rules."""
+    env = os.environ if environ is None else environ
+    if env.get("NO_COLOR", ""):
+        return False
+    force = env.get("FORCE_COLOR", "")
+    if force and force != "0":
+        return True
+    if env.get("TERM", "") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def safe(value: object) -> str:
+    """`value` as text with every control character made visible (backend strings)."""
+    from ito_tui.textsafe import visible
+
+    return visible("" if value is None else str(value))
+
+
+def to_jsonable(value: Any) -> Any:
+    """A pydantic model (or list of them) as plain JSON data; other values unchanged."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+class Output:
+    """Where and how a command prints: stdout for results, stderr for diagnostics."""
+
+    def __init__(
+        self,
+        stdout: TextIO | None = None,
+        stderr: TextIO | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.stdout = stdout if stdout is not None else sys.stdout
+        self.stderr = stderr if stderr is not None else sys.stderr
+        self.color = color_enabled(self.stdout, environ)
+        self.err_color = color_enabled(self.stderr, environ)
+
+    # ------------------------------------------------------------ styling
+
+    def style(self, text: str, *styles: str, err: bool = False) -> str:
+        """`text` wrapped in SGR codes when colour is on for that stream; else unchanged."""
+        if not (self.err_color if err else self.color) or not styles:
+            return text
+        codes = ";".join(_SGR[s] for s in styles if s in _SGR)
+        return f"\x1b[{codes}m{text}\x1b[0m" if codes else text
+
+    # ------------------------------------------------------------ writing
+
+    def line(self, text: str = "") -> None:
+        """One line of results on stdout (text must already be safe)."""
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def info(self, text: str) -> None:
+        """A diagnostic line on stderr (progress, hints); keeps stdout clean for pipes."""
+        self.stderr.write(text + "\n")
+        self.stderr.flush()
+
+    def warn(self, text: str) -> None:
+        self.info(self.style("warning:", "yellow", "bold", err=True) + " " + text)
+
+    def error(self, text: str) -> None:
+        self.info(self.style("error:", "red", "bold", err=True) + " " + text)
+
+    def json(self, value: Any) -> None:
+        """`value` as one JSON document; ASCII-only, so no raw control byte can appear."""
+        self.line(json.dumps(to_jsonable(value), indent=2, ensure_ascii=True))
+
+    def json_line(self, value: Any) -> None:
+        """`value` as one compact JSON line (streams such as `watch --json`)."""
+        self.line(json.dumps(to_jsonable(value), ensure_ascii=True, separators=(",", ":")))
+
+    def table(self, headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+        """A plain left-aligned table; cells must already be safe text."""
+        rows = [list(r) for r in rows]
+        widths = [len(h) for h in headers]
+        for row in rows:
+            for i, cell in enumerate(row):
+                widths[i] = max(widths[i], len(cell))
+        head = "  ".join(h.upper().ljust(widths[i]) for i, h in enumerate(headers))
+        self.line(self.style(head.rstrip(), "bold"))
+        for row in rows:
+            self.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip())
+
+    def pairs(self, items: Iterable[tuple[str, str]], indent: int = 2) -> None:
+        """`label  value` lines with aligned values; values must already be safe."""
+        items = list(items)
+        if not items:
+            return
+        width = max(len(k) for k, _ in items)
+        for key, value in items:
+            self.line(" " * indent + self.style(key.ljust(width), "dim") + "  " + value)
+
+
+def money(value: object) -> str:
+    """A money value (Decimal) as `$1,234.50`."""
+    try:
+        return f"${float(str(value)):,.2f}"
+    except ValueError:
+        return safe(value)
+
+
+def hours(value: float | None) -> str:
+    """Hours as `3.2 h` or `2.1 d` for long spans."""
+    if value is None:
+        return "n/a"
+    if value >= 48:
+        return f"{value / 24:.1f} d"
+    return f"{value:.1f} h"
+
+
+def duration_s(seconds: float | None) -> str:
+    """Seconds as `42s`, `11m`, `3h05m` or `2d04h`."""
+    if seconds is None:
+        return "n/a"
+    s = int(max(seconds, 0))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    if s < 86400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
+def read_secret_line(prompt: str, stdin: TextIO | None = None) -> str:
+    """One secret line: no-echo prompt on a terminal, else exactly one line of stdin."""
+    src = stdin if stdin is not None else sys.stdin
+    if src.isatty():
+        import getpass
+
+        return getpass.getpass(prompt)
+    return src.readline().rstrip("\r\n")
+
+
+def confirm(out: Output, question: str, word: str | None = None) -> bool:
+    """Ask on the terminal; True only for `y`/`yes` (or the exact `word` when given)."""
+    hint = f"type '{word}' to confirm" if word else "[y/N]"
+    out.stderr.write(f"{question} ({hint}): ")
+    out.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if word:
+        return answer == word.lower()
+    return answer in {"y", "yes"}
+
+
+def interactive() -> bool:
+    """Whether a person can answer a prompt (stdin is a terminal)."""
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
