@@ -1,0 +1,405 @@
+"""`ItoClient`: typed async methods for every endpoint of the Itô training API (API.md).
+
+Use one client per backend for the program's lifetime:
+
+    async with ItoClient(url, token=SecretStr("...")) as client:
+        caps = await client.capabilities()
+        run = await client.create_run(spec)
+        async for event in client.events(run.run_id):
+            ...
+
+Methods return contract models or raise `ito_tui.client.errors` types. A
+method whose endpoint needs a capability calls `require` first, so a backend
+that lists the capability as missing is never asked (and a 501 is final).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import quote
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ito_tui import __version__
+from ito_tui.contract import (
+    Booking,
+    CancelRequest,
+    Capabilities,
+    Checkpoint,
+    Decision,
+    Estimate,
+    InjectRequest,
+    Page,
+    Proposal,
+    Run,
+    RunSummary,
+    TelemetryPage,
+    TrainingSpec,
+    WhoAmI,
+)
+
+from .errors import CapabilityMissing, ProtocolError, ValidationFailed
+from .http import RetryPolicy, TokenSource, Transport, decode
+from .policy import check_base_url, ssl_context
+from .stream import ConnectionState, EventStream, StreamPolicy
+
+__all__ = ["DEFAULT_USER_AGENT", "MAX_PAGES", "ItoClient"]
+
+DEFAULT_USER_AGENT = f"ito-tui/{__version__}"
+MAX_PAGES = 1000
+"""Most pages one listing call follows (a cursor loop is a ProtocolError before that)."""
+PAGE_LIMIT = 100
+
+_CAPS = TypeAdapter(Capabilities)
+_WHOAMI = TypeAdapter(WhoAmI)
+_BOOKING = TypeAdapter(Booking)
+_BOOKING_PAGE = TypeAdapter(Page[Booking])
+_ESTIMATE = TypeAdapter(Estimate)
+_RUN = TypeAdapter(Run)
+_RUN_PAGE = TypeAdapter(Page[RunSummary])
+_TELEMETRY = TypeAdapter(TelemetryPage)
+_CHECKPOINTS = TypeAdapter(list[Checkpoint])
+_PROPOSALS = TypeAdapter(list[Proposal])
+_PROPOSAL = TypeAdapter(Proposal)
+
+
+def _json(model: BaseModel) -> bytes:
+    return model.model_dump_json(exclude_none=True).encode()
+
+
+def _new_key() -> str:
+    return str(uuid.uuid4())
+
+
+class ItoClient:
+    """Async client of one Itô backend (see module docstring).
+
+    Raises `TransportPolicyError` here, before any connection, when the URL
+    breaks the transport policy (plain http to a non-loopback host without
+    `insecure_http`, credentials in the URL, a CA bundle that does not load).
+    The keyword-only `retry` and `stream` knobs exist for tests and tuning.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: TokenSource | None,
+        insecure_http: bool = False,
+        ca_bundle: str | None = None,
+        timeout: float = 10.0,
+        user_agent: str = DEFAULT_USER_AGENT,
+        retry: RetryPolicy | None = None,
+        stream: StreamPolicy | None = None,
+    ) -> None:
+        self.target = check_base_url(base_url, insecure_http=insecure_http)
+        self.base_url = self.target.base_url
+        self.stream_policy = stream or StreamPolicy()
+        self._transport = Transport(
+            self.target.base_url,
+            token=token,
+            verify=ssl_context(ca_bundle),
+            timeout=timeout,
+            user_agent=user_agent,
+            retry=retry or RetryPolicy(),
+            # Proxy settings from the environment are honoured for remote
+            # backends only: a loopback backend must never be reached via a proxy.
+            trust_env=not self.target.loopback,
+        )
+        self._caps: Capabilities | None = None
+        self._caps_lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"ItoClient({self.base_url!r})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the shared connection pool."""
+        await self._transport.aclose()
+
+    @property
+    def transport(self) -> Transport:
+        """The HTTP layer (used by `EventStream`)."""
+        return self._transport
+
+    # ------------------------------------------------------------ capabilities
+
+    async def capabilities(self, refresh: bool = False) -> Capabilities:
+        """`GET /v1/capabilities`, cached for this client until `refresh=True`."""
+        async with self._caps_lock:
+            if self._caps is None or refresh:
+                reply = await self._transport.send(
+                    "GET", "/v1/capabilities", endpoint="GET /v1/capabilities"
+                )
+                self._caps = decode(_CAPS, reply)
+            return self._caps
+
+    async def require(self, name: str) -> None:
+        """Raise `CapabilityMissing` unless the backend offers capability `name`."""
+        caps = await self.capabilities()
+        if caps.has(name):
+            return
+        status = caps.status_of(name)
+        detail = next((c.detail for c in caps.capabilities if c.name == name and c.detail), None)
+        message = f"The backend does not offer {name} ({status.replace('_', ' ')})"
+        raise CapabilityMissing(
+            f"{message}: {detail}" if detail else message,
+            capability=name,
+            endpoint="GET /v1/capabilities",
+        )
+
+    # ------------------------------------------------------------ reads
+
+    async def _get(
+        self,
+        adapter: TypeAdapter[Any],
+        path: str,
+        endpoint: str,
+        capability: str | None,
+        params: dict[str, Any] | None = None,
+    ) -> Any:
+        if capability:
+            await self.require(capability)
+        reply = await self._transport.send(
+            "GET", path, endpoint=endpoint, params=params, capability=capability
+        )
+        return decode(adapter, reply)
+
+    async def whoami(self) -> WhoAmI:
+        """`GET /v1/whoami`: the operator the token maps to (AuthError if none)."""
+        result: WhoAmI = await self._get(_WHOAMI, "/v1/whoami", "GET /v1/whoami", None)
+        return result
+
+    async def _all_pages(
+        self,
+        adapter: TypeAdapter[Any],
+        path: str,
+        endpoint: str,
+        capability: str,
+        params: dict[str, Any],
+        all_pages: bool,
+    ) -> list[Any]:
+        items: list[Any] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            page = await self._get(
+                adapter,
+                path,
+                endpoint,
+                capability,
+                {**params, "limit": PAGE_LIMIT, "cursor": cursor},
+            )
+            items.extend(page.items)
+            cursor = page.next_cursor
+            if not all_pages or not cursor:
+                return items
+            if cursor in seen:
+                raise ProtocolError(
+                    f"{endpoint}: the backend returned a cursor it had already returned",
+                    field="next_cursor",
+                    endpoint=endpoint,
+                )
+            seen.add(cursor)
+        raise ProtocolError(
+            f"{endpoint}: more than {MAX_PAGES} pages", field="next_cursor", endpoint=endpoint
+        )
+
+    async def bookings(self, status: str | None = None, all_pages: bool = True) -> list[Booking]:
+        """`GET /v1/bookings?status=`, following `next_cursor` unless `all_pages=False`."""
+        return await self._all_pages(
+            _BOOKING_PAGE,
+            "/v1/bookings",
+            "GET /v1/bookings",
+            "bookings.read",
+            {"status": status},
+            all_pages,
+        )
+
+    async def booking(self, booking_id: str) -> Booking:
+        """`GET /v1/bookings/{id}`."""
+        result: Booking = await self._get(
+            _BOOKING, f"/v1/bookings/{_seg(booking_id)}", "GET /v1/bookings/{id}", "bookings.read"
+        )
+        return result
+
+    async def runs(
+        self, state: str | None = None, booking_id: str | None = None
+    ) -> list[RunSummary]:
+        """`GET /v1/runs?state=&booking_id=`, all pages."""
+        return await self._all_pages(
+            _RUN_PAGE,
+            "/v1/runs",
+            "GET /v1/runs",
+            "runs.read",
+            {"state": state, "booking_id": booking_id},
+            True,
+        )
+
+    async def run(self, run_id: str) -> Run:
+        """`GET /v1/runs/{id}`: the full snapshot, with `last_event_seq`."""
+        result: Run = await self._get(
+            _RUN, f"/v1/runs/{_seg(run_id)}", "GET /v1/runs/{id}", "runs.read"
+        )
+        return result
+
+    async def telemetry(
+        self, run_id: str, since_seq: int | None = None, max_points: int | None = None
+    ) -> TelemetryPage:
+        """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=`."""
+        result: TelemetryPage = await self._get(
+            _TELEMETRY,
+            f"/v1/runs/{_seg(run_id)}/telemetry",
+            "GET /v1/runs/{id}/telemetry",
+            "runs.telemetry",
+            {"since_seq": since_seq, "max_points": max_points},
+        )
+        return result
+
+    async def checkpoints(self, run_id: str) -> list[Checkpoint]:
+        """`GET /v1/runs/{id}/checkpoints`."""
+        result: list[Checkpoint] = await self._get(
+            _CHECKPOINTS,
+            f"/v1/runs/{_seg(run_id)}/checkpoints",
+            "GET /v1/runs/{id}/checkpoints",
+            "runs.read",
+        )
+        return result
+
+    async def proposals(self, run_id: str, status: str | None = None) -> list[Proposal]:
+        """`GET /v1/runs/{id}/proposals?status=`."""
+        result: list[Proposal] = await self._get(
+            _PROPOSALS,
+            f"/v1/runs/{_seg(run_id)}/proposals",
+            "GET /v1/runs/{id}/proposals",
+            "proposals.read",
+            {"status": status},
+        )
+        return result
+
+    # ------------------------------------------------------------ writes
+
+    async def _post(
+        self,
+        adapter: TypeAdapter[Any] | None,
+        path: str,
+        endpoint: str,
+        capability: str,
+        body: BaseModel,
+        idempotency_key: str | None,
+    ) -> Any:
+        await self.require(capability)
+        reply = await self._transport.send(
+            "POST",
+            path,
+            endpoint=endpoint,
+            body=_json(body),
+            idempotency_key=idempotency_key,
+            capability=capability,
+        )
+        return decode(adapter, reply) if adapter is not None else None
+
+    async def estimate(self, spec: TrainingSpec) -> Estimate:
+        """`POST /v1/estimates` (no side effects, so it carries a fresh key and may retry)."""
+        result: Estimate = await self._post(
+            _ESTIMATE, "/v1/estimates", "POST /v1/estimates", "estimates.create", spec, _new_key()
+        )
+        return result
+
+    async def create_run(self, spec: TrainingSpec, idempotency_key: str | None = None) -> Run:
+        """`POST /v1/runs` with an Idempotency-Key (a new uuid4 when not given)."""
+        result: Run = await self._post(
+            _RUN, "/v1/runs", "POST /v1/runs", "runs.create", spec, idempotency_key or _new_key()
+        )
+        return result
+
+    async def approve(
+        self, proposal_id: str, comment: str | None = None, idempotency_key: str | None = None
+    ) -> Proposal:
+        """`POST /v1/proposals/{id}/approve`; Conflict (with `.current`) if already decided."""
+        return await self._decide("approve", proposal_id, comment, idempotency_key)
+
+    async def reject(
+        self, proposal_id: str, comment: str | None = None, idempotency_key: str | None = None
+    ) -> Proposal:
+        """`POST /v1/proposals/{id}/reject`; Conflict (with `.current`) if already decided."""
+        return await self._decide("reject", proposal_id, comment, idempotency_key)
+
+    async def _decide(
+        self, verb: str, proposal_id: str, comment: str | None, idempotency_key: str | None
+    ) -> Proposal:
+        result: Proposal = await self._post(
+            _PROPOSAL,
+            f"/v1/proposals/{_seg(proposal_id)}/{verb}",
+            f"POST /v1/proposals/{{id}}/{verb}",
+            "proposals.decide",
+            Decision(comment=comment),
+            idempotency_key or _new_key(),
+        )
+        return result
+
+    async def cancel_run(
+        self, run_id: str, reason: str | None = None, idempotency_key: str | None = None
+    ) -> Run:
+        """`POST /v1/runs/{id}/cancel`; Conflict `run.terminal` if the run already ended."""
+        result: Run = await self._post(
+            _RUN,
+            f"/v1/runs/{_seg(run_id)}/cancel",
+            "POST /v1/runs/{id}/cancel",
+            "runs.cancel",
+            CancelRequest(reason=reason),
+            idempotency_key or _new_key(),
+        )
+        return result
+
+    async def inject(self, run_id: str, kind: str, params: dict[str, Any] | None = None) -> None:
+        """`POST /v1/sim/runs/{id}/inject` (simulator only; not keyed, so never retried)."""
+        try:
+            body = InjectRequest.model_validate({"kind": kind, "params": params or {}})
+        except ValidationError:
+            raise ValidationFailed(
+                f"Unknown fault kind {kind!r}", endpoint="POST /v1/sim/runs/{id}/inject"
+            ) from None
+        await self._post(
+            None,
+            f"/v1/sim/runs/{_seg(run_id)}/inject",
+            "POST /v1/sim/runs/{id}/inject",
+            "sim.inject",
+            body,
+            None,
+        )
+
+    # ------------------------------------------------------------ events
+
+    def events(
+        self,
+        run_id: str,
+        since_seq: int | None = None,
+        on_state: Callable[[ConnectionState], None] | None = None,
+    ) -> EventStream:
+        """The run's event stream: `async for event in client.events(run_id)`.
+
+        `since_seq` resumes after that seq (sent as `Last-Event-ID`). The stream
+        may also be awaited (`stream = await client.events(...)`) to check the
+        `runs.events` capability before the first event is asked for.
+        """
+        return EventStream(self, run_id, since_seq=since_seq, on_state=on_state)
+
+
+def _seg(value: str) -> str:
+    """`value` as one URL path segment: ids never add path segments or queries."""
+    return quote(value, safe="")

@@ -1,0 +1,298 @@
+"""The HTTP layer under `ItoClient`: one shared httpx.AsyncClient, retries, caps, decoding.
+
+Every request goes through `Transport.send`, which owns the retry rules:
+
+- only GETs and POSTs carrying an Idempotency-Key are retried (the same key on
+  every attempt); a connect error, where no byte reached the server, is
+  retried for any method;
+- retried answers: 429, 500, 502, 503, 504 and timeouts/drops; never a 501,
+  never another 4xx, never a 401;
+- delays are exponential with full jitter, or the server's `Retry-After`
+  when it gave one; a `Retry-After` beyond `retry_after_cap_s` is not waited
+  for: the error is raised at once with `.retry_after` set;
+- attempts are bounded (`max_attempts`), and each attempt has a total deadline
+  on top of httpx's per-phase timeouts, so a server dripping a byte a second
+  cannot hold a request forever.
+
+Bodies are read in chunks up to `MAX_JSON_BODY_BYTES`; redirects are never
+followed, so the Authorization header only ever goes to the configured host.
+The header is built per request from the token source and never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import SecretStr, TypeAdapter, ValidationError
+
+from .backoff import full_jitter
+from .errors import (
+    AuthError,
+    BackendUnavailable,
+    ItoError,
+    ProtocolError,
+    RateLimited,
+    error_from_reply,
+)
+from .policy import MAX_JSON_BODY_BYTES
+
+__all__ = ["Reply", "RetryPolicy", "TokenSource", "Transport", "decode"]
+
+log = logging.getLogger("ito_tui.client")
+
+TokenSource = SecretStr | Callable[[], SecretStr | None]
+"""A token, or a zero-arg callable returning one (called per request; keep it cheap)."""
+
+T = TypeVar("T")
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_NOTHING_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+_TRANSIENT = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError, TimeoutError)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounds of the retry loop (small values in tests, defaults for operators)."""
+
+    max_attempts: int = 4
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 8.0
+    retry_after_cap_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A complete, size-checked answer."""
+
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    endpoint: str
+
+
+def _token_value(source: TokenSource | None) -> str | None:
+    if source is None:
+        return None
+    secret = source() if callable(source) else source
+    if secret is None:
+        return None
+    value = secret.get_secret_value() if isinstance(secret, SecretStr) else str(secret)
+    # A token with control characters or spaces would make the HTTP library
+    # raise an error quoting the header value; refuse it without echoing it.
+    if not value or any(not (0x21 <= ord(c) <= 0x7E) for c in value):
+        raise AuthError("The stored token contains characters not allowed in an HTTP header")
+    return value
+
+
+class Transport:
+    """One shared httpx.AsyncClient per backend plus the request/retry rules."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: TokenSource | None,
+        verify: Any,
+        timeout: float,
+        user_agent: str,
+        retry: RetryPolicy,
+        trust_env: bool,
+        max_body_bytes: int = MAX_JSON_BODY_BYTES,
+    ) -> None:
+        self.token = token
+        self.retry = retry
+        self.timeout = timeout
+        self.max_body_bytes = max_body_bytes
+        self.http = httpx.AsyncClient(
+            base_url=base_url,
+            timeout=httpx.Timeout(connect=timeout, read=timeout, write=timeout, pool=timeout),
+            follow_redirects=False,
+            verify=verify,
+            trust_env=trust_env,
+            headers={"User-Agent": user_agent, "Accept": "application/json"},
+        )
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    def auth_headers(self) -> dict[str, str]:
+        """Authorization for one request (empty when there is no token)."""
+        value = _token_value(self.token)
+        return {"Authorization": f"Bearer {value}"} if value else {}
+
+    def redact(self, text: str) -> str:
+        """`text` with the current token (if any) replaced: for messages from libraries."""
+        try:
+            value = _token_value(self.token)
+        except AuthError:
+            return text
+        return text.replace(value, "[redacted]") if value else text
+
+    def unavailable(self, exc: BaseException, endpoint: str) -> BackendUnavailable:
+        kind = "timed out" if isinstance(exc, httpx.TimeoutException | TimeoutError) else "failed"
+        detail = self.redact(str(exc)) or type(exc).__name__
+        return BackendUnavailable(
+            f"Backend unreachable: {endpoint} {kind} ({detail})", endpoint=endpoint
+        )
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        endpoint: str,
+        params: Mapping[str, Any] | None = None,
+        body: bytes | None = None,
+        idempotency_key: str | None = None,
+        capability: str | None = None,
+    ) -> Reply:
+        """Send with the retry rules; return a 2xx reply or raise a typed error."""
+        retryable = method == "GET" or idempotency_key is not None
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = idempotency_key
+        clean_params = {k: v for k, v in (params or {}).items() if v is not None}
+        last: ItoError | None = None
+        for attempt in range(1, self.retry.max_attempts + 1):
+            wait: float | None = None
+            try:
+                # The deadline bounds a whole attempt; httpx's timeouts bound each phase.
+                async with asyncio.timeout(self.timeout * 3):
+                    reply = await self._attempt(
+                        method,
+                        path,
+                        endpoint,
+                        clean_params,
+                        body,
+                        {**headers, **self.auth_headers()},
+                    )
+            except _NOTHING_SENT as exc:
+                last = self.unavailable(exc, endpoint)
+            except _TRANSIENT as exc:
+                last = self.unavailable(exc, endpoint)
+                if not retryable:
+                    raise last from None
+            else:
+                log.debug("%s -> %s (attempt %d)", endpoint, reply.status, attempt)
+                if 200 <= reply.status < 300:
+                    return reply
+                err = error_from_reply(
+                    reply.status,
+                    reply.headers,
+                    reply.body,
+                    endpoint=endpoint,
+                    capability=capability,
+                )
+                if reply.status not in RETRY_STATUSES or not retryable:
+                    raise err
+                wait = getattr(err, "retry_after", None)
+                if wait is not None and wait > self.retry.retry_after_cap_s:
+                    raise err
+                last = err
+            if attempt == self.retry.max_attempts:
+                break
+            delay = (
+                wait
+                if wait is not None
+                else full_jitter(attempt, self.retry.backoff_base_s, self.retry.backoff_max_s)
+            )
+            log.info("%s: retry %d in %.2fs (%s)", endpoint, attempt, delay, type(last).__name__)
+            await asyncio.sleep(delay)
+        assert last is not None
+        if isinstance(last, RateLimited | BackendUnavailable) and last.status is not None:
+            last.message = f"{last.message} (gave up after {self.retry.max_attempts} attempts)"
+        raise last
+
+    async def _attempt(
+        self,
+        method: str,
+        path: str,
+        endpoint: str,
+        params: Mapping[str, Any],
+        body: bytes | None,
+        headers: Mapping[str, str],
+    ) -> Reply:
+        request = self.http.build_request(
+            method, path, params=params, content=body, headers=headers
+        )
+        response = await self.http.send(request, stream=True)
+        try:
+            if 300 <= response.status_code < 400:
+                return Reply(response.status_code, response.headers, b"", endpoint)
+            data = await read_capped(response, self.max_body_bytes, endpoint)
+        finally:
+            await response.aclose()
+        return Reply(response.status_code, response.headers, data, endpoint)
+
+
+async def read_capped(response: httpx.Response, cap: int, endpoint: str) -> bytes:
+    """The decoded body, refusing (ProtocolError) past `cap` bytes without buffering more."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared[:15]) > cap:
+        raise ProtocolError(
+            f"{endpoint}: response of {int(declared[:15])} bytes exceeds the {cap}-byte limit",
+            status=response.status_code,
+            endpoint=endpoint,
+        )
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise ProtocolError(
+                    f"{endpoint}: response exceeds the {cap}-byte limit",
+                    status=response.status_code,
+                    endpoint=endpoint,
+                )
+            chunks.append(chunk)
+    except httpx.DecodingError:
+        raise ProtocolError(
+            f"{endpoint}: response body could not be decoded (bad Content-Encoding)",
+            status=response.status_code,
+            endpoint=endpoint,
+        ) from None
+    return b"".join(chunks)
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def decode(adapter: TypeAdapter[T], reply: Reply) -> T:
+    """Validate a 2xx JSON reply against `adapter`; any mismatch is a ProtocolError."""
+    endpoint = reply.endpoint
+    kw: dict[str, Any] = {
+        "status": reply.status,
+        "endpoint": endpoint,
+        "request_id": reply.headers.get("x-request-id"),
+    }
+    content_type = reply.headers.get("content-type", "")
+    if not _is_json(content_type):
+        shown = content_type[:60] or "none"
+        raise ProtocolError(f"{endpoint}: expected JSON, got content type {shown!r}", **kw)
+    try:
+        return adapter.validate_json(reply.body)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        first: dict[str, Any] = dict(errors[0]) if errors else {}
+        if first.get("type") == "json_invalid":
+            raise ProtocolError(f"{endpoint}: response body is not valid JSON", **kw) from None
+        field = ".".join(str(p) for p in first.get("loc", ())) or None
+        reason = str(first.get("msg", "invalid"))
+        where = f"field {field!r}" if field else "body"
+        raise ProtocolError(
+            f"{endpoint}: response {where} does not match the contract: {reason}",
+            field=field,
+            **kw,
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(
+            f"{endpoint}: response body could not be parsed ({type(exc).__name__})", **kw
+        ) from None

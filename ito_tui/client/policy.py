@@ -1,0 +1,126 @@
+"""Transport policy: which URLs may carry a token, TLS verification, caps and timeouts.
+
+Checked when an `ItoClient` is built, before any socket is opened: `https://`
+is verified (system/certifi roots, or a given CA bundle); plain `http://` is
+allowed only to a loopback address unless the operator passed
+`--insecure-http`. Hosts are never resolved here, so the check itself sends
+no packet anywhere.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import ssl
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from .errors import TransportPolicyError
+
+__all__ = [
+    "MAX_JSON_BODY_BYTES",
+    "MAX_SSE_LINE_BYTES",
+    "BackendTarget",
+    "check_base_url",
+    "is_loopback_host",
+    "ssl_context",
+]
+
+MAX_JSON_BODY_BYTES = 8 * 1024 * 1024
+"""Largest JSON response body (after decompression) the client reads: 8 MiB.
+
+The biggest legitimate body is a page of runs or a full Run snapshot, far
+below this; anything larger is refused with a ProtocolError while streaming,
+so memory stays bounded whatever the server sends.
+"""
+
+MAX_SSE_LINE_BYTES = 4 * 1024 * 1024
+"""Longest single SSE line (one event's `data:`) the stream reads: 4 MiB.
+
+A `resync` event carries a whole Run (stages, gates, faults) on one line, so
+this is larger than a telemetry sample needs by far; a longer line is refused
+with a ProtocolError before it is buffered whole.
+"""
+
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost."})
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether `host` is a loopback address: 127.0.0.0/8, ::1 (or v4-mapped) or `localhost`.
+
+    Purely syntactic (no DNS lookup): a name other than `localhost` is not
+    loopback, whatever it would resolve to.
+    """
+    host = host.strip("[]").lower()
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped.is_loopback
+    return addr.is_loopback
+
+
+@dataclass(frozen=True)
+class BackendTarget:
+    """A backend URL that passed the policy: normalised base URL and its properties."""
+
+    base_url: str
+    host: str
+    https: bool
+    loopback: bool
+
+
+def check_base_url(base_url: str, *, insecure_http: bool = False) -> BackendTarget:
+    """Validate `base_url` against the transport policy (raises TransportPolicyError)."""
+    try:
+        parts = urlsplit(base_url.strip())
+        host = parts.hostname or ""
+        _ = parts.port  # raises ValueError on a bad port
+    except ValueError as exc:
+        raise TransportPolicyError(f"Backend URL is not valid: {exc}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise TransportPolicyError(
+            f"Backend URL must start with https:// (or http:// to this machine), not {scheme!r}"
+        )
+    if not host:
+        raise TransportPolicyError("Backend URL has no host")
+    if parts.username is not None or parts.password is not None:
+        raise TransportPolicyError(
+            "Backend URL must not contain credentials; use `ito-tui login` to store a token"
+        )
+    if parts.query or parts.fragment:
+        raise TransportPolicyError("Backend URL must not contain a query or fragment")
+    loopback = is_loopback_host(host)
+    if scheme == "http" and not loopback and not insecure_http:
+        raise TransportPolicyError(
+            f"Refusing plain http:// to {host}: the token would cross the network "
+            "unencrypted. Use https://, or pass --insecure-http if you really mean it."
+        )
+    path = parts.path.rstrip("/")
+    netloc = parts.netloc
+    return BackendTarget(
+        base_url=f"{scheme}://{netloc}{path}",
+        host=host,
+        https=scheme == "https",
+        loopback=loopback,
+    )
+
+
+def ssl_context(ca_bundle: str | None) -> ssl.SSLContext | bool:
+    """The TLS verification setting: default roots (True) or a context trusting `ca_bundle`.
+
+    Verification is never turned off: there is deliberately no option for it.
+    """
+    if ca_bundle is None:
+        return True
+    path = os.path.expanduser(ca_bundle)
+    if not os.path.isfile(path):
+        raise TransportPolicyError(f"CA bundle not found or not a file: {path}")
+    try:
+        return ssl.create_default_context(cafile=path)
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise TransportPolicyError(f"CA bundle could not be loaded: {type(exc).__name__}") from None

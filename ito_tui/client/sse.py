@@ -1,0 +1,113 @@
+"""A bounded Server-Sent Events decoder (WHATWG HTML §9.2 "event stream interpretation").
+
+Written here rather than taken from a library so that line and event sizes are
+capped while bytes arrive: a hostile server sending one endless line costs at
+most `max_line_bytes` of memory before `SSELineTooLong` is raised.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["SSEDecoder", "SSELineTooLong", "SSEMessage"]
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+class SSELineTooLong(ValueError):
+    """A line (or one event's data) is longer than the decoder's cap."""
+
+
+@dataclass(frozen=True)
+class SSEMessage:
+    """One dispatched event: its type (`message` by default), data and `id:` if it had one."""
+
+    event: str
+    data: str
+    id: str | None
+
+
+class SSEDecoder:
+    """Feed byte chunks, get complete messages; incomplete trailing messages are dropped.
+
+    `retry_ms` holds the last `retry:` value and `last_event_id` the last
+    `id:` value (the spec's "last event ID buffer").
+    """
+
+    def __init__(self, max_line_bytes: int) -> None:
+        self.max_line_bytes = max_line_bytes
+        self.retry_ms: int | None = None
+        self.last_event_id: str | None = None
+        self._buf = bytearray()
+        self._scan = 0
+        self._skip_lf = False
+        self._event = ""
+        self._data: list[str] = []
+        self._data_size = 0
+        self._id: str | None = None
+        self._first = True
+
+    def feed(self, chunk: bytes) -> list[SSEMessage]:
+        """Consume `chunk`; return the messages it completed (raises SSELineTooLong)."""
+        if self._skip_lf and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        self._skip_lf = False
+        self._buf += chunk
+        out: list[SSEMessage] = []
+        start = 0
+        while True:
+            match = _EOL.search(self._buf, max(start, self._scan))
+            if match is None:
+                break
+            line = bytes(self._buf[start : match.start()])
+            if match.group() == b"\r" and match.end() == len(self._buf):
+                self._skip_lf = True  # a "\r\n" may be split across chunks
+            start = match.end()
+            self._scan = start
+            message = self._line(line)
+            if message is not None:
+                out.append(message)
+        del self._buf[:start]
+        self._scan = len(self._buf)
+        if len(self._buf) > self.max_line_bytes:
+            self._buf.clear()
+            self._scan = 0
+            raise SSELineTooLong(f"an event-stream line exceeds {self.max_line_bytes} bytes")
+        return out
+
+    def _line(self, raw: bytes) -> SSEMessage | None:
+        if len(raw) > self.max_line_bytes:
+            raise SSELineTooLong(f"an event-stream line exceeds {self.max_line_bytes} bytes")
+        if self._first:
+            self._first = False
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        if not raw:
+            return self._dispatch()
+        if raw.startswith(b":"):
+            return None  # comment (keepalive)
+        text = raw.decode("utf-8", errors="replace")
+        name, sep, value = text.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data_size += len(value) + 1
+            if self._data_size > self.max_line_bytes:
+                raise SSELineTooLong(f"an event's data exceeds {self.max_line_bytes} bytes")
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._id = value
+                self.last_event_id = value
+        elif name == "retry" and value.isdigit():
+            self.retry_ms = int(value[:9])
+        return None
+
+    def _dispatch(self) -> SSEMessage | None:
+        data, event, id_ = self._data, self._event or "message", self._id
+        self._data, self._data_size, self._event, self._id = [], 0, "", None
+        if not data:
+            return None
+        return SSEMessage(event=event, data="\n".join(data), id=id_)
