@@ -1,0 +1,32 @@
+"""Pure, synchronous run state: reducers, bounded telemetry history, the event log.
+
+No I/O, no textual, no httpx: shared by the TUI and the CLI's `watch`.
+"""
+
+from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
+from .records import MAX_CHECKPOINTS, MAX_HISTORY, CheckpointFailure, LossSpike, Rewind
+from .run import Outcome, RunState
+from .telemetry import METRICS, Column, SeriesView, TelemetryBank, TelemetrySeries
+from .tracker import RunTracker
+
+__all__ = [
+    "MAX_CHECKPOINTS",
+    "MAX_HISTORY",
+    "METRICS",
+    "NOISY_TYPES",
+    "SEVERITIES",
+    "CheckpointFailure",
+    "Column",
+    "EventLog",
+    "LogEntry",
+    "LossSpike",
+    "Outcome",
+    "Rewind",
+    "RunState",
+    "RunTracker",
+    "SeriesView",
+    "TelemetryBank",
+    "TelemetrySeries",
+    "describe",
+    "severity_of",
+]

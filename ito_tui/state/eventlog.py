@@ -1,0 +1,274 @@
+"""`EventLog`: a bounded, filterable list of one-line human summaries of a run's events.
+
+Every text passes through `textsafe.one_line`, so a backend string can never
+act on the terminal; an event type this client does not know is shown with its
+raw JSON body. High-rate types (`telemetry`, `stage.progress`) are left out by
+default: they live in the charts, and would push real news out of the log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from ito_tui.contract import EventBase, UnknownEvent
+from ito_tui.textsafe import one_line
+
+__all__ = ["NOISY_TYPES", "SEVERITIES", "EventLog", "LogEntry", "describe", "severity_of"]
+
+SEVERITIES = ("info", "warn", "error", "action")
+"""Severities: `action` means a person is asked to decide something."""
+NOISY_TYPES = frozenset({"telemetry", "stage.progress"})
+MAX_TEXT = 240
+
+
+class LogEntry(NamedTuple):
+    """One event-log line."""
+
+    seq: int
+    ts: datetime
+    type: str
+    kind: str
+    severity: str
+    text: str
+
+
+_SEVERITY = {
+    "run.failed": "error",
+    "stage.failed": "error",
+    "gate.failed": "error",
+    "checkpoint.failed": "error",
+    "fault.detected": "error",
+    "slo.breached": "error",
+    "run.cancelled": "warn",
+    "budget.warning": "warn",
+    "plan.warning": "warn",
+    "resync": "warn",
+    "proposal.expired": "warn",
+    "proposal.created": "action",
+}
+
+
+def severity_of(event: EventBase) -> str:
+    """info | warn | error | action for `event`."""
+    if event.type == "loss.spike_detected":
+        data: Any = getattr(event, "data", None)
+        return "action" if str(getattr(data, "action", "")) == "escalated" else "warn"
+    return _SEVERITY.get(event.type, "info")
+
+
+def _usd(value: Any) -> str:
+    return f"${value:,.2f}"
+
+
+def _steps(p: Any) -> str:
+    return f"step {p.step}/{p.total_steps}" if p.total_steps else f"step {p.step}"
+
+
+def _proposal(d: Any) -> str:
+    p = d.proposal
+    text = f"proposal {p.proposal_id} ({p.kind}) {p.status}"
+    if p.decided_by:
+        text += f" by {p.decided_by}"
+    if str(p.status) == "pending":
+        text += f": {p.trigger.reason}"
+        if p.action.rollback_to_step is not None:
+            text += f"; roll back to step {p.action.rollback_to_step}"
+        if p.action.skip_batches:
+            text += f", skip {p.action.skip_batches} batches"
+        text += f" — needs a decision before {p.expires_at:%H:%M:%S}Z"
+    elif p.comment:
+        text += f" — {p.comment}"
+    return text
+
+
+def _gate(d: Any, verb: str) -> str:
+    g = d.gate
+    text = f"gate {g.gate_id} ({g.stage}) {verb}"
+    failing = g.failing
+    if verb == "failed" and failing:
+        text += ": " + ", ".join(
+            f"{r.benchmark} {r.metric} {r.value:g} {r.comparator} {r.threshold:g}" for r in failing
+        )
+    elif g.results:
+        text += f": {sum(r.passed for r in g.results)}/{len(g.results)} benchmarks pass"
+    return text
+
+
+def _ended(d: Any, verb: str) -> str:
+    text = f"run {verb}"
+    if d.failure is not None:
+        text += f" ({d.failure.kind})"
+    if d.detail:
+        text += f": {d.detail}"
+    if d.spend is not None:
+        text += f" — spent {_usd(d.spend.usd_spent)} of {_usd(d.spend.budget_usd)}"
+    return text
+
+
+def _fault_recovered(d: Any) -> str:
+    text = f"fault {d.fault_id} ({d.kind}) recovered after {d.resumed_after_s / 60:.1f} min"
+    if d.resumed_from_step is not None:
+        text += f", resumed from step {d.resumed_from_step}"
+    if d.lost_steps:
+        text += f", {d.lost_steps} steps lost"
+    return text
+
+
+_FORMAT: dict[str, Callable[[Any], str]] = {
+    "run.accepted": lambda d: f"run accepted on booking {d.booking_id}",
+    "run.state_changed": lambda d: (
+        f"run {d.from_state or '?'} → {d.to_state}" + (f": {d.reason}" if d.reason else "")
+    ),
+    "stage.started": lambda d: (
+        f"{d.stage} started" + (f" ({d.total_steps} steps)" if d.total_steps else "")
+    ),
+    "stage.progress": lambda d: f"{d.stage} {_steps(d.progress)} ({d.progress.frac:.0%})",
+    "stage.completed": lambda d: f"{d.stage} completed",
+    "stage.skipped": lambda d: f"{d.stage} skipped" + (f": {d.reason}" if d.reason else ""),
+    "stage.failed": lambda d: f"{d.stage} failed" + (f": {d.reason}" if d.reason else ""),
+    "data.manifest_ready": lambda d: (
+        f"manifest ready: {d.documents:,} documents, {d.tokens:,} tokens, {d.shards} shards"
+    ),
+    "data.dedup_completed": lambda d: (
+        f"dedup ({d.method}): {d.documents_before:,} → {d.documents_after:,} documents "
+        f"({d.removed_frac:.1%} removed)"
+    ),
+    "data.decontam_completed": lambda d: (
+        f"decontamination removed {d.removed_documents:,} documents"
+        + (
+            " (" + ", ".join(f"{k} {v}" for k, v in sorted(d.per_benchmark.items())) + ")"
+            if d.per_benchmark
+            else ""
+        )
+    ),
+    "ladder.completed": lambda d: (
+        f"{d.ladder_model} ladder: {d.decision}" + (f" — {d.detail}" if d.detail else "")
+    ),
+    "plan.selected": lambda d: (
+        f"plan: {d.plan.world_size} GPUs, dp {d.plan.dp_replicate}×{d.plan.dp_shard} "
+        f"tp {d.plan.tp} pp {d.plan.pp} cp {d.plan.cp}, {d.plan.precision}, "
+        f"{d.plan.est_mem_per_gpu_gib:.0f}/{d.plan.hbm_per_gpu_gib:.0f} GiB per GPU"
+    ),
+    "plan.warning": lambda d: f"plan warning {d.code}: {d.message}",
+    "checkpoint.saved": lambda d: (
+        f"checkpoint {d.checkpoint.checkpoint_id} at step {d.checkpoint.step} "
+        f"({d.checkpoint.size_gb:.0f} GB, blocked {d.checkpoint.blocking_s:.1f} s)"
+    ),
+    "checkpoint.failed": lambda d: f"checkpoint at step {d.step} failed: {d.reason}",
+    "fault.detected": lambda d: (
+        f"fault {d.fault_id}: {d.kind}"
+        + (f" on {d.node}" if d.node else "")
+        + (f" at step {d.step}" if d.step is not None else "")
+        + f", detected after {d.detected_after_s / 60:.1f} min"
+    ),
+    "fault.recovered": _fault_recovered,
+    "slo.breached": lambda d: (
+        f"SLO breached: {d.slo} took {d.value_s / 60:.1f} min (limit {d.limit_s / 60:.0f} min)"
+        + (f", fault {d.fault_id}" if d.fault_id else "")
+    ),
+    "loss.spike_detected": lambda d: (
+        f"loss spike at step {d.step}: loss {d.loss:.3f} (z {d.loss_z:.1f}) — "
+        + ("batches skipped" if str(d.action) == "skipped" else f"{d.action}: needs a person")
+    ),
+    "proposal.created": _proposal,
+    "proposal.approved": _proposal,
+    "proposal.rejected": _proposal,
+    "proposal.expired": _proposal,
+    "proposal.executed": _proposal,
+    "gate.started": lambda d: f"gate {d.gate.gate_id} ({d.gate.stage}) started",
+    "gate.result": lambda d: (
+        f"gate {d.gate_id}: {d.result.benchmark} {d.result.metric} {d.result.value:g} "
+        f"{d.result.comparator} {d.result.threshold:g} " + ("pass" if d.result.passed else "FAIL")
+    ),
+    "gate.passed": lambda d: _gate(d, "passed"),
+    "gate.failed": lambda d: _gate(d, "failed"),
+    "telemetry": lambda d: f"{d.stage} {_steps(d)} loss {d.loss:.3f}",
+    "budget.warning": lambda d: (
+        f"budget {d.threshold_frac:.0%} used: {_usd(d.usd_spent)} of {_usd(d.budget_usd)}"
+    ),
+    "run.completed": lambda d: _ended(d, "completed"),
+    "run.failed": lambda d: _ended(d, "failed"),
+    "run.cancelled": lambda d: _ended(d, "cancelled"),
+    "resync": lambda d: f"resynced from snapshot: run {d.state}, {d.current_stage or '-'}",
+}
+
+
+def describe(event: EventBase) -> str:
+    """A one-line, terminal-safe summary of `event` (raw JSON for unknown types)."""
+    fmt = _FORMAT.get(event.type)
+    data = getattr(event, "data", None)
+    if fmt is None or data is None or isinstance(event, UnknownEvent):
+        body = json.dumps(data, default=str, sort_keys=True, ensure_ascii=False)
+        return one_line(f"{event.type} {body}", MAX_TEXT)
+    try:
+        text = fmt(data)
+    except (AttributeError, TypeError, ValueError, KeyError):
+        # A payload that parses but misses what the summary wants: show it raw, never crash.
+        text = f"{event.type} {data!r}"
+    return one_line(text, MAX_TEXT)
+
+
+class EventLog:
+    """The newest `capacity` events of a run as `LogEntry` lines, filterable."""
+
+    def __init__(self, capacity: int = 2000, *, include: Iterable[str] = ()) -> None:
+        self.capacity = capacity
+        self._entries: deque[LogEntry] = deque(maxlen=capacity)
+        self._skip = NOISY_TYPES - set(include)
+        self.appended = 0
+        """Entries ever appended (a cheap change counter for redraws)."""
+
+    def append(self, event: EventBase) -> LogEntry | None:
+        """Log `event`; None when its type is left out (telemetry, progress)."""
+        if event.type in self._skip:
+            return None
+        kind = "other" if isinstance(event, UnknownEvent) else type(event).kind
+        entry = LogEntry(
+            event.seq,
+            event.ts,
+            one_line(event.type, 64),
+            kind,
+            severity_of(event),
+            describe(event),
+        )
+        self._entries.append(entry)
+        self.appended += 1
+        return entry
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[LogEntry]:
+        return iter(self._entries)
+
+    @property
+    def entries(self) -> tuple[LogEntry, ...]:
+        return tuple(self._entries)
+
+    def filter(
+        self,
+        kind: str | Iterable[str] | None = None,
+        severity: str | Iterable[str] | None = None,
+        query: str | None = None,
+    ) -> list[LogEntry]:
+        """Entries matching every given criterion, oldest first.
+
+        `kind` / `severity` take one name or several; `query` is a case-insensitive
+        substring of the text or the type.
+        """
+        kinds = {kind} if isinstance(kind, str) else None if kind is None else set(kind)
+        sevs = (
+            {severity} if isinstance(severity, str) else None if severity is None else set(severity)
+        )
+        q = query.casefold() if query else None
+        return [
+            e
+            for e in self._entries
+            if (kinds is None or e.kind in kinds)
+            and (sevs is None or e.severity in sevs)
+            and (q is None or q in e.text.casefold() or q in e.type.casefold())
+        ]

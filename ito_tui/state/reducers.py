@@ -1,0 +1,428 @@
+"""One pure handler per event type: `(RunState, event) -> RunState` (`HANDLERS` by type).
+
+Handlers never mutate their input: they build the few changed fields and call
+`state._evolve`, which shares everything else. The caller (`RunState.apply`)
+has already dropped events at or below `last_seq`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ito_tui.contract import (
+    STAGE_ORDER,
+    Checkpoint,
+    FaultRecord,
+    Gate,
+    Proposal,
+    Spend,
+    Stage,
+    StageProgress,
+)
+
+from .records import (
+    MAX_CHECKPOINTS,
+    CheckpointFailure,
+    LossSpike,
+    Rewind,
+    bounded,
+)
+
+if TYPE_CHECKING:
+    from .run import RunState
+
+__all__ = ["HANDLERS"]
+
+Handler = Callable[["RunState", Any], "RunState"]
+
+_STAGE_INDEX = {name.value: i for i, name in enumerate(STAGE_ORDER)}
+_PROPOSAL_STATUS = {
+    "proposal.approved": "approved",
+    "proposal.rejected": "rejected",
+    "proposal.expired": "expired",
+    "proposal.executed": "executed",
+}
+_TERMINAL_STATE = {
+    "run.completed": "completed",
+    "run.failed": "failed",
+    "run.cancelled": "cancelled",
+}
+_OPEN_STAGE_STATES = frozenset({"pending", "running", "gate_eval"})
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _stage_index(stages: tuple[Stage, ...], name: str) -> int | None:
+    i = _STAGE_INDEX.get(name)
+    if i is not None and i < len(stages) and str(stages[i].name) == name:
+        return i
+    for j, s in enumerate(stages):
+        if str(s.name) == name:
+            return j
+    return None
+
+
+def _update_stage(stages: tuple[Stage, ...], name: str, **update: Any) -> tuple[Stage, ...]:
+    """`stages` with stage `name` updated (an unknown name is appended)."""
+    i = _stage_index(stages, name)
+    if i is None:
+        return (*stages, Stage(name=name).model_copy(update=update))
+    return (*stages[:i], stages[i].model_copy(update=update), *stages[i + 1 :])
+
+
+def _stage_state(stages: tuple[Stage, ...], name: str) -> str | None:
+    i = _stage_index(stages, name)
+    return None if i is None else str(stages[i].state)
+
+
+def _with(mapping: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
+    new = dict(mapping)
+    new[key] = value
+    return MappingProxyType(new)
+
+
+def _upsert_fault(
+    faults: tuple[FaultRecord, ...],
+    fault_id: str,
+    make: Callable[[FaultRecord | None], FaultRecord],
+) -> tuple[FaultRecord, ...]:
+    for i, f in enumerate(faults):
+        if f.fault_id == fault_id:
+            return (*faults[:i], make(f), *faults[i + 1 :])
+    return bounded(faults, make(None))
+
+
+# ---------------------------------------------------------------- run
+
+
+def _run_accepted(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    return s._evolve(
+        last_seq=ev.seq,
+        booking_id=d.booking_id,
+        state=str(d.state),
+        plan=d.plan if d.plan is not None else s.plan,
+    )
+
+
+def _run_state_changed(s: RunState, ev: Any) -> RunState:
+    return s._evolve(last_seq=ev.seq, state=str(ev.data.to_state))
+
+
+def _run_ended(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    final = _TERMINAL_STATE[ev.type]
+    stages = s.stages
+    if final != "completed":
+        # Stages still open when a run fails or is cancelled end with it.
+        closed = "cancelled" if final == "cancelled" else "failed"
+        stages = tuple(
+            st.model_copy(update={"state": closed, "ended_at": st.ended_at or ev.ts})
+            if str(st.state) in ("running", "gate_eval")
+            else st
+            for st in stages
+        )
+    changes: dict[str, Any] = {
+        "last_seq": ev.seq,
+        "state": final,
+        "terminal": True,
+        "failure": d.failure if d.failure is not None else s.failure,
+        "detail": d.detail,
+        "stages": stages,
+        "pending_proposals": (),
+    }
+    if d.spend is not None:
+        changes["spend"] = d.spend
+        changes["spend_seq"] = ev.seq
+    return s._evolve(**changes)
+
+
+def _resync(s: RunState, ev: Any) -> RunState:
+    return s.reseed(ev.data, seq=ev.seq)._evolve(resynced=s.resynced + 1)
+
+
+# ---------------------------------------------------------------- stages
+
+
+def _stage_started(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    name = str(d.stage)
+    progress = StageProgress(total_steps=d.total_steps or 0, total_tokens=d.total_tokens or 0)
+    stages = _update_stage(
+        s.stages, name, state="running", started_at=ev.ts, ended_at=None, progress=progress
+    )
+    return s._evolve(last_seq=ev.seq, stages=stages, current_stage=name)
+
+
+def _stage_progress(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    name = str(d.stage)
+    update: dict[str, Any] = {"progress": d.progress}
+    if _stage_state(s.stages, name) in (None, "pending"):
+        update["state"] = "running"
+    return s._evolve(
+        last_seq=ev.seq,
+        stages=_update_stage(s.stages, name, **update),
+        current_stage=s.current_stage or name,
+    )
+
+
+def _stage_completed(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    name = str(d.stage)
+    i = _stage_index(s.stages, name)
+    old = s.stages[i] if i is not None else Stage(name=name)
+    # A gate verdict already given (failed, or a gate still evaluating) stands.
+    state = str(old.state) if str(old.state) in ("failed", "gate_eval") else "passed"
+    stages = _update_stage(
+        s.stages, name, state=state, ended_at=ev.ts, summary={**old.summary, **d.summary}
+    )
+    return s._evolve(last_seq=ev.seq, stages=stages)
+
+
+def _stage_closed(state: str) -> Handler:
+    def handler(s: RunState, ev: Any) -> RunState:
+        d = ev.data
+        name = str(d.stage)
+        i = _stage_index(s.stages, name)
+        summary = dict(s.stages[i].summary) if i is not None else {}
+        if d.reason:
+            summary["reason"] = d.reason
+        stages = _update_stage(s.stages, name, state=state, ended_at=ev.ts, summary=summary)
+        return s._evolve(last_seq=ev.seq, stages=stages)
+
+    return handler
+
+
+def _field(name: str) -> Handler:
+    """A handler storing the payload in field `name` (data summaries, ladder, plan)."""
+
+    def handler(s: RunState, ev: Any) -> RunState:
+        return s._evolve(last_seq=ev.seq, **{name: ev.data})
+
+    return handler
+
+
+def _plan_selected(s: RunState, ev: Any) -> RunState:
+    return s._evolve(last_seq=ev.seq, plan=ev.data.plan)
+
+
+def _plan_warning(s: RunState, ev: Any) -> RunState:
+    return s._evolve(last_seq=ev.seq, plan_warnings=bounded(s.plan_warnings, ev.data))
+
+
+# ---------------------------------------------------------------- checkpoints & faults
+
+
+def _checkpoint_saved(s: RunState, ev: Any) -> RunState:
+    ckpt: Checkpoint = ev.data.checkpoint
+    kept = tuple(c for c in s.checkpoints if c.checkpoint_id != ckpt.checkpoint_id)
+    return s._evolve(last_seq=ev.seq, checkpoints=bounded(kept, ckpt, MAX_CHECKPOINTS))
+
+
+def _checkpoint_failed(s: RunState, ev: Any) -> RunState:
+    rec = CheckpointFailure(ev.seq, ev.data.step, ev.data.reason)
+    return s._evolve(last_seq=ev.seq, checkpoint_failures=bounded(s.checkpoint_failures, rec))
+
+
+def _fault_detected(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+
+    def make(old: FaultRecord | None) -> FaultRecord:
+        base = {"kind": d.kind, "node": d.node, "step": d.step}
+        if old is None:
+            return FaultRecord(fault_id=d.fault_id, detected_after_s=d.detected_after_s, **base)
+        return old.model_copy(update={**base, "detected_after_s": d.detected_after_s})
+
+    return s._evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
+
+
+def _fault_recovered(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    update = {"recovered": True, "resumed_after_s": d.resumed_after_s, "lost_steps": d.lost_steps}
+
+    def make(old: FaultRecord | None) -> FaultRecord:
+        if old is None:
+            return FaultRecord(fault_id=d.fault_id, kind=d.kind, node=d.node, **update)
+        return old.model_copy(update=update)
+
+    return s._evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
+
+
+def _slo_breached(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    faults = s.faults
+    slo = str(d.slo)
+    if d.fault_id is not None and any(f.fault_id == d.fault_id for f in faults):
+
+        def make(old: FaultRecord | None) -> FaultRecord:
+            assert old is not None  # only called for an existing fault
+            if slo in old.slo_breached:
+                return old
+            return old.model_copy(update={"slo_breached": [*old.slo_breached, slo]})
+
+        faults = _upsert_fault(faults, d.fault_id, make)
+    return s._evolve(last_seq=ev.seq, faults=faults, slo_breaches=bounded(s.slo_breaches, d))
+
+
+def _loss_spike(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    spike = LossSpike(ev.seq, d.step, d.loss, d.loss_z, str(d.action))
+    return s._evolve(last_seq=ev.seq, loss_spikes=bounded(s.loss_spikes, spike))
+
+
+# ---------------------------------------------------------------- proposals
+
+
+def _proposal(s: RunState, ev: Any) -> RunState:
+    p: Proposal = ev.data.proposal
+    status = _PROPOSAL_STATUS.get(ev.type)
+    if status is not None and str(p.status) != status:
+        # The event type says what happened; a stale status in the body does not undo it.
+        p = p.model_copy(update={"status": status})
+    pid = p.proposal_id
+    pending = tuple(x for x in s.pending_proposals if x != pid)
+    if str(p.status) == "pending":
+        pending = (*pending, pid)
+    changes: dict[str, Any] = {
+        "last_seq": ev.seq,
+        "proposals": _with(s.proposals, pid, p),
+        "pending_proposals": pending,
+    }
+    to_step = p.action.rollback_to_step
+    if (
+        str(p.kind) == "rollback_and_skip"
+        and status in ("approved", "executed")
+        and to_step is not None
+        and pid not in s.rewound
+    ):
+        if s.telemetry is not None:
+            from_step = s.telemetry.step
+        else:
+            from_step = p.trigger.step if p.trigger.step is not None else to_step
+        changes["rewinds"] = bounded(s.rewinds, Rewind(from_step, to_step, ev.seq))
+        changes["rewound"] = s.rewound | {pid}
+    return s._evolve(**changes)
+
+
+# ---------------------------------------------------------------- gates
+
+
+def _gate_set(s: RunState, ev: Any, gate: Gate, state: str | None) -> RunState:
+    name = str(gate.stage)
+    update: dict[str, Any] = {"gate": gate}
+    if state is not None:
+        update["state"] = state
+        if state in ("passed", "failed"):
+            update["ended_at"] = ev.ts
+    return s._evolve(
+        last_seq=ev.seq,
+        gates=_with(s.gates, name, gate),
+        stages=_update_stage(s.stages, name, **update),
+    )
+
+
+def _gate_started(s: RunState, ev: Any) -> RunState:
+    gate: Gate = ev.data.gate
+    current = _stage_state(s.stages, str(gate.stage))
+    return _gate_set(s, ev, gate, "gate_eval" if current != "failed" else None)
+
+
+def _gate_result(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    for name, gate in s.gates.items():
+        if gate.gate_id == d.gate_id:
+            r = d.result
+            kept = [x for x in gate.results if (x.benchmark, x.metric) != (r.benchmark, r.metric)]
+            new_gate = gate.model_copy(update={"results": [*kept, r]})
+            stages = _update_stage(s.stages, name, gate=new_gate)
+            return s._evolve(last_seq=ev.seq, gates=_with(s.gates, name, new_gate), stages=stages)
+    return s._evolve(last_seq=ev.seq)
+
+
+def _gate_decided(verdict: str) -> Handler:
+    def handler(s: RunState, ev: Any) -> RunState:
+        gate: Gate = ev.data.gate
+        if str(gate.status) != verdict:
+            gate = gate.model_copy(update={"status": verdict})
+        return _gate_set(s, ev, gate, verdict)
+
+    return handler
+
+
+# ---------------------------------------------------------------- telemetry & budget
+
+
+def _telemetry(s: RunState, ev: Any) -> RunState:
+    sample = ev.data
+    prev = s.telemetry
+    if (
+        prev is not None
+        and sample.step < prev.step
+        and sample.stage == prev.stage
+        and not (s.rewinds and s.rewinds[-1].seq > s.telemetry_seq)
+    ):
+        # The step went back with no rewind recorded since the last sample: record one.
+        rewind = Rewind(prev.step, sample.step, ev.seq)
+        return s._evolve(
+            last_seq=ev.seq,
+            telemetry=sample,
+            telemetry_seq=ev.seq,
+            rewinds=bounded(s.rewinds, rewind),
+        )
+    return s._evolve(last_seq=ev.seq, telemetry=sample, telemetry_seq=ev.seq)
+
+
+def _budget_warning(s: RunState, ev: Any) -> RunState:
+    d = ev.data
+    if s.spend is None:
+        spend = Spend(usd_spent=d.usd_spent, usd_committed=d.usd_spent, budget_usd=d.budget_usd)
+    else:
+        spend = s.spend.model_copy(update={"usd_spent": d.usd_spent, "budget_usd": d.budget_usd})
+    return s._evolve(
+        last_seq=ev.seq,
+        spend=spend,
+        spend_seq=ev.seq,
+        budget_warnings=bounded(s.budget_warnings, d),
+    )
+
+
+HANDLERS: dict[str, Handler] = {
+    "run.accepted": _run_accepted,
+    "run.state_changed": _run_state_changed,
+    "stage.started": _stage_started,
+    "stage.progress": _stage_progress,
+    "stage.completed": _stage_completed,
+    "stage.skipped": _stage_closed("skipped"),
+    "stage.failed": _stage_closed("failed"),
+    "data.manifest_ready": _field("manifest"),
+    "data.dedup_completed": _field("dedup"),
+    "data.decontam_completed": _field("decontam"),
+    "ladder.completed": _field("ladder"),
+    "plan.selected": _plan_selected,
+    "plan.warning": _plan_warning,
+    "checkpoint.saved": _checkpoint_saved,
+    "checkpoint.failed": _checkpoint_failed,
+    "fault.detected": _fault_detected,
+    "fault.recovered": _fault_recovered,
+    "slo.breached": _slo_breached,
+    "loss.spike_detected": _loss_spike,
+    "proposal.created": _proposal,
+    "proposal.approved": _proposal,
+    "proposal.rejected": _proposal,
+    "proposal.expired": _proposal,
+    "proposal.executed": _proposal,
+    "gate.started": _gate_started,
+    "gate.result": _gate_result,
+    "gate.passed": _gate_decided("passed"),
+    "gate.failed": _gate_decided("failed"),
+    "telemetry": _telemetry,
+    "budget.warning": _budget_warning,
+    "run.completed": _run_ended,
+    "run.failed": _run_ended,
+    "run.cancelled": _run_ended,
+    "resync": _resync,
+}

@@ -1,0 +1,377 @@
+"""Telemetry history at bounded memory whatever the run length, and sparkline views of it.
+
+`TelemetrySeries` keeps the newest `RAW` samples as they came; older samples
+are folded into buckets (min, max, last, count) kept in a stack of levels. Each
+level is a fixed-size ring; level *k*'s buckets are twice as wide as level
+*k−1*'s (width counted in samples), and when a level is full its two oldest
+buckets merge into one bucket of the next level. The last level, when full,
+merges its own buckets pairwise in place. So memory never exceeds
+`RAW + LEVELS × BUCKETS` entries, every append is O(1) amortised, and because
+merging keeps min and max a dip or a spike is never averaged away.
+
+Storage is `array('d')` (8 bytes a number, no Python objects per sample) and a
+view slices and bisects those arrays, so drawing a 90-day run costs about the
+same as a 5-minute one.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ito_tui.contract import TelemetrySample
+
+__all__ = ["METRICS", "Column", "SeriesView", "TelemetryBank", "TelemetrySeries"]
+
+RAW = 4096
+"""Newest samples kept raw."""
+BUCKET = 8
+"""Samples per bucket of the first level."""
+BUCKETS = 256
+"""Buckets per level (even)."""
+LEVELS = 10
+"""Number of levels; the last one compacts itself instead of spilling."""
+MAX_MARKERS = 256
+
+
+class Column(NamedTuple):
+    """What one sparkline column draws: the extremes and the last value in it."""
+
+    min: float
+    max: float
+    last: float
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesView:
+    """A sparkline's worth of a series: one `Column` (or None: no data) per column."""
+
+    columns: tuple[Column | None, ...]
+    x_start: float
+    x_end: float
+    min: float | None
+    """Smallest value in the window (kept: a column holding it shows it)."""
+    max: float | None
+    last: float | None
+    markers: tuple[tuple[int, str], ...] = ()
+    """(column, label) of every marker inside the window."""
+
+    @property
+    def width(self) -> int:
+        return len(self.columns)
+
+
+class _Ring:
+    """A fixed-capacity ring of buckets stored column-wise in `array('d')`s."""
+
+    __slots__ = ("cap", "head", "hi", "last", "lo", "n", "size", "x0", "x1")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.head = 0
+        self.size = 0
+        zeros = [0.0] * cap
+        self.x0 = array("d", zeros)
+        self.x1 = array("d", zeros)
+        self.lo = array("d", zeros)
+        self.hi = array("d", zeros)
+        self.last = array("d", zeros)
+        self.n = array("d", zeros)
+
+    def push(self, x0: float, x1: float, lo: float, hi: float, last: float, n: float) -> None:
+        i = (self.head + self.size) % self.cap
+        self.x0[i] = x0
+        self.x1[i] = x1
+        self.lo[i] = lo
+        self.hi[i] = hi
+        self.last[i] = last
+        self.n[i] = n
+        self.size += 1
+
+    def pop_two(self) -> tuple[float, float, float, float, float, float]:
+        """Remove the two oldest buckets and return them merged."""
+        i, j = self.head, (self.head + 1) % self.cap
+        self.head = (self.head + 2) % self.cap
+        self.size -= 2
+        return (
+            self.x0[i],
+            self.x1[j],
+            min(self.lo[i], self.lo[j]),
+            max(self.hi[i], self.hi[j]),
+            self.last[j],
+            self.n[i] + self.n[j],
+        )
+
+    def linear(self, arr: array[float]) -> array[float]:
+        """The ring's values of `arr`, oldest first."""
+        end = self.head + self.size
+        if end <= self.cap:
+            return arr[self.head : end]
+        return arr[self.head :] + arr[: end - self.cap]
+
+    def compact(self) -> None:
+        """Merge adjacent pairs in place: half as many buckets, each twice as wide."""
+        x0, x1, lo, hi = (self.linear(a) for a in (self.x0, self.x1, self.lo, self.hi))
+        last, n = self.linear(self.last), self.linear(self.n)
+        half = self.size // 2
+        for k in range(half):
+            a, b = 2 * k, 2 * k + 1
+            self.x0[k] = x0[a]
+            self.x1[k] = x1[b]
+            self.lo[k] = min(lo[a], lo[b])
+            self.hi[k] = max(hi[a], hi[b])
+            self.last[k] = last[b]
+            self.n[k] = n[a] + n[b]
+        self.head, self.size = 0, half
+        if len(x0) % 2:  # an odd bucket out stays, newest
+            self.push(x0[-1], x1[-1], lo[-1], hi[-1], last[-1], n[-1])
+
+
+class TelemetrySeries:
+    """One metric's history: append O(1) amortised, memory bounded, min/max-preserving views.
+
+    `x` must not decrease (seq or sim seconds); a smaller `x` is clamped to the
+    last one and marked, so the stored series stays ordered. `y=None` is a gap
+    (nothing stored).
+    """
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self._xs = array("d", [0.0] * RAW)
+        self._ys = array("d", [0.0] * RAW)
+        self._head = 0
+        self._size = 0
+        # The open first-level bucket that raw samples fold into.
+        self._open: list[float] | None = None
+        self._levels: list[_Ring] = []
+        self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
+        self.count = 0
+        """Samples appended so far (gaps not counted)."""
+        self.min: float | None = None
+        """Smallest value ever appended."""
+        self.max: float | None = None
+        self.last: float | None = None
+        """The newest value."""
+        self.last_x: float | None = None
+        self.first_x: float | None = None
+
+    # ------------------------------------------------------------ writing
+
+    def append(self, x: float, y: float | None) -> None:
+        """Add one sample (`y=None` or NaN: a gap, nothing stored)."""
+        if y is None or y != y:
+            return
+        if self.last_x is not None and x < self.last_x:
+            self.add_marker(self.last_x, "x went back")
+            x = self.last_x
+        if self.count == 0:
+            self.first_x = x
+            self.min = self.max = y
+        elif y < self.min:  # type: ignore[operator]  # set with count > 0
+            self.min = y
+        elif y > self.max:  # type: ignore[operator]
+            self.max = y
+        self.count += 1
+        self.last = y
+        self.last_x = x
+        i = (self._head + self._size) % RAW
+        if self._size == RAW:
+            self._fold(self._xs[i], self._ys[i])
+            self._head = (self._head + 1) % RAW
+        else:
+            self._size += 1
+        self._xs[i] = x
+        self._ys[i] = y
+
+    def _fold(self, x: float, y: float) -> None:
+        b = self._open
+        if b is None:
+            self._open = [x, x, y, y, y, 1.0]
+            return
+        b[1] = x
+        if y < b[2]:
+            b[2] = y
+        if y > b[3]:
+            b[3] = y
+        b[4] = y
+        b[5] += 1.0
+        if b[5] >= BUCKET:
+            self._open = None
+            self._push(0, b[0], b[1], b[2], b[3], b[4], b[5])
+
+    def _push(self, k: int, *bucket: float) -> None:
+        if k == len(self._levels):
+            self._levels.append(_Ring(BUCKETS))
+        ring = self._levels[k]
+        if ring.size == ring.cap:
+            if k == LEVELS - 1:
+                ring.compact()
+            else:
+                self._push(k + 1, *ring.pop_two())
+        ring.push(*bucket)
+
+    def add_marker(self, x: float, label: str) -> None:
+        """Mark `x` (a rewind, a fault): drawn by views whose window holds it."""
+        self._markers.append((x, label))
+
+    @property
+    def markers(self) -> tuple[tuple[float, str], ...]:
+        """(x, label) of the newest `MAX_MARKERS` markers, oldest first."""
+        return tuple(self._markers)
+
+    # ------------------------------------------------------------ reading
+
+    def nbytes(self) -> int:
+        """Bytes held by the sample storage (a memory bound that does not grow with length)."""
+        raw = self._xs.itemsize * (len(self._xs) + len(self._ys))
+        rings = sum(6 * r.x0.itemsize * r.cap for r in self._levels)
+        return raw + rings + 48 * len(self._markers)
+
+    def _segments(self) -> Iterator[tuple[array[float], ...]]:
+        """(x0, x1, lo, hi, last) arrays, oldest segment first, each ordered by x."""
+        for ring in reversed(self._levels):
+            if ring.size:
+                yield tuple(ring.linear(a) for a in (ring.x0, ring.x1, ring.lo, ring.hi, ring.last))
+        if self._open is not None:
+            b = self._open
+            yield tuple(array("d", [v]) for v in b[:5])
+        if self._size:
+            end = self._head + self._size
+            if end <= RAW:
+                xs, ys = self._xs[self._head : end], self._ys[self._head : end]
+            else:
+                xs = self._xs[self._head :] + self._xs[: end - RAW]
+                ys = self._ys[self._head :] + self._ys[: end - RAW]
+            yield xs, xs, ys, ys, ys
+
+    def view(self, width: int, window: float | None = None) -> SeriesView:
+        """What a sparkline `width` columns wide draws for the last `window` x-units.
+
+        `window=None` is the whole run. Every column holds the min and max of
+        all samples that fall in it, so the window's extremes are always drawn.
+        """
+        width = max(1, int(width))
+        if self.count == 0 or self.last_x is None or self.first_x is None:
+            return SeriesView((None,) * width, 0.0, 0.0, None, None, None)
+        x_end = self.last_x
+        x_start = self.first_x if window is None else max(self.first_x, x_end - window)
+        span = x_end - x_start
+        lo_col: list[float] = [math.inf] * width
+        hi_col: list[float] = [-math.inf] * width
+        last_col: list[float | None] = [None] * width
+        # Column c covers [edges[c], edges[c+1]); the last column is closed at x_end.
+        edges = [x_start + span * c / width for c in range(width)] + [math.inf]
+        for x0, x1, lo, hi, last in self._segments():
+            if x1[-1] < x_start:
+                continue
+            # Only the columns this segment can touch (one extra each side for rounding).
+            c_first = max(0, _col(x0[0], x_start, span, width) - 1)
+            c_last = min(width - 1, _col(x1[-1], x_start, span, width) + 1)
+            for c in range(c_first, c_last + 1):
+                a = bisect_left(x1, edges[c])
+                b = bisect_left(x0, edges[c + 1])
+                if a >= b:
+                    continue
+                lo_c, hi_c = min(lo[a:b]), max(hi[a:b])
+                if lo_c < lo_col[c]:
+                    lo_col[c] = lo_c
+                if hi_c > hi_col[c]:
+                    hi_col[c] = hi_c
+                last_col[c] = last[b - 1]
+        columns = tuple(
+            None if lc is None else Column(lo_col[c], hi_col[c], lc)
+            for c, lc in enumerate(last_col)
+        )
+        filled = [col for col in columns if col is not None]
+        marks = tuple(
+            (_col(x, x_start, span, width), label)
+            for x, label in self._markers
+            if x_start <= x <= x_end
+        )
+        return SeriesView(
+            columns,
+            x_start,
+            x_end,
+            min(c.min for c in filled) if filled else None,
+            max(c.max for c in filled) if filled else None,
+            self.last,
+            marks,
+        )
+
+
+def _col(x: float, x_start: float, span: float, width: int) -> int:
+    """The column of `x` (clamped to the view)."""
+    if span <= 0:
+        return width - 1
+    return max(0, min(width - 1, int((x - x_start) / span * width)))
+
+
+METRICS: Mapping[str, str] = {
+    "loss": "training loss",
+    "grad_norm": "gradient norm",
+    "tokens_per_s_per_gpu": "tokens/s per GPU",
+    "mfu": "MFU",
+    "mem_gib": "max reserved memory (GiB)",
+    "goodput": "ML goodput (ml_productivity_frac)",
+    "goodput_runtime": "runtime goodput",
+    "interruptions_per_1k": "interruptions per 1k GPU-hours",
+    "ckpt_write_gb_per_s": "checkpoint write GB/s",
+    "spend_usd": "spend (USD)",
+    "rl_reward": "RL reward (mean)",
+    "rl_entropy": "RL entropy",
+    "rl_staleness": "RL max staleness (steps)",
+    "rl_filtered_frac": "RL filtered group fraction",
+    "rl_ess": "RL effective sample size fraction",
+}
+"""Metric names a `TelemetryBank` keeps, with a human label each."""
+
+
+class TelemetryBank:
+    """A `TelemetrySeries` per metric in `METRICS`, keyed by x = sim (or wall) seconds."""
+
+    def __init__(self) -> None:
+        self.series: dict[str, TelemetrySeries] = {m: TelemetrySeries(m) for m in METRICS}
+        self.samples = 0
+
+    def __getitem__(self, metric: str) -> TelemetrySeries:
+        return self.series[metric]
+
+    def __contains__(self, metric: object) -> bool:
+        return metric in self.series and self.series[str(metric)].count > 0
+
+    def ingest(self, sample: TelemetrySample, x: float | None = None) -> None:
+        """Append every metric of `sample` at `x` (default: the sample's `ts` in seconds)."""
+        if x is None:
+            x = sample.ts.timestamp()
+        s = self.series
+        s["loss"].append(x, sample.loss)
+        s["grad_norm"].append(x, sample.grad_norm)
+        s["tokens_per_s_per_gpu"].append(x, sample.tokens_per_s_per_gpu)
+        s["mfu"].append(x, sample.mfu_frac)
+        s["mem_gib"].append(x, sample.mem_max_reserved_gib)
+        s["goodput"].append(x, sample.goodput.ml_productivity_frac)
+        s["goodput_runtime"].append(x, sample.goodput.runtime_frac)
+        s["interruptions_per_1k"].append(x, sample.interruptions_per_1k_gpu_hours)
+        s["ckpt_write_gb_per_s"].append(x, sample.checkpoint.write_gb_per_s)
+        s["spend_usd"].append(x, float(sample.spend_usd))
+        rl = sample.rl
+        if rl is not None:
+            s["rl_reward"].append(x, rl.reward_mean)
+            s["rl_entropy"].append(x, rl.entropy)
+            s["rl_staleness"].append(x, float(rl.max_staleness_steps))
+            s["rl_filtered_frac"].append(x, rl.filtered_group_frac)
+            s["rl_ess"].append(x, rl.ess_frac)
+        self.samples += 1
+
+    def add_marker(self, x: float, label: str) -> None:
+        """Mark `x` on every series (a rewind shows on every chart)."""
+        for series in self.series.values():
+            series.add_marker(x, label)
+
+    def nbytes(self) -> int:
+        return sum(s.nbytes() for s in self.series.values())

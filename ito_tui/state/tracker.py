@@ -1,0 +1,57 @@
+"""`RunTracker`: one run's `RunState`, `TelemetryBank` and `EventLog`, fed event by event."""
+
+from __future__ import annotations
+
+from ito_tui.contract import EventBase, Run, TelemetrySample
+
+from .eventlog import EventLog
+from .run import RunState
+from .telemetry import TelemetryBank
+
+__all__ = ["RunTracker"]
+
+
+class RunTracker:
+    """Everything the screens and `watch` show about one run, as a pure function of events.
+
+    `state` is replaced (never mutated) on each accepted event, so a reader that
+    kept the previous `RunState` can compare the two to see what changed.
+    """
+
+    def __init__(self, run: str | Run, *, log_capacity: int = 2000) -> None:
+        self.state = RunState.from_run(run) if isinstance(run, Run) else RunState.empty(run)
+        self.bank = TelemetryBank()
+        self.log = EventLog(log_capacity)
+
+    @property
+    def run_id(self) -> str:
+        return self.state.run_id
+
+    @property
+    def last_seq(self) -> int:
+        return self.state.last_seq
+
+    def feed(self, event: EventBase) -> bool:
+        """Apply `event`; False (and nothing changes) when its seq was already seen."""
+        before = self.state
+        if event.seq <= before.last_seq:
+            return False
+        after = before.apply(event)
+        self.state = after
+        self.log.append(event)
+        sample = getattr(event, "data", None)
+        if isinstance(sample, TelemetrySample):
+            x = (event.sim_ts or sample.ts).timestamp()
+            self.bank.ingest(sample, x)
+        if len(after.rewinds) != len(before.rewinds) or (
+            after.rewinds and after.rewinds[-1] is not before.rewinds[-1]
+        ):
+            rw = after.rewinds[-1]
+            at = self.bank["loss"].last_x
+            if at is not None:
+                self.bank.add_marker(at, f"rewind {rw.from_step}→{rw.to_step}")
+        return True
+
+    def seed(self, run: Run) -> None:
+        """Re-seed from a snapshot fetched out of band (keeps charts, log and markers)."""
+        self.state = self.state.reseed(run, seq=run.last_event_seq)
