@@ -170,7 +170,7 @@ async def follow(
         try:
             async for event in stream:
                 state = state.apply(event)
-                printer.event(event, state)
+                printer.event(event)
                 if event.terminal:
                     break
         finally:

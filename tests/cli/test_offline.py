@@ -1,0 +1,177 @@
+"""CLI behaviour that needs no backend: help, version, completion, colour, parsing."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ito_tui import __version__
+from ito_tui.cli import build_parser
+from ito_tui.commands.exitcodes import EXIT_CODES_EPILOG, ExitCode, exit_for_outcome
+from ito_tui.commands.output import Output, color_enabled, safe
+
+from .conftest import run_cli
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("no subcommands")
+
+
+def test_version_and_help_list_every_exit_code(cli) -> None:  # type: ignore[no-untyped-def]
+    r = cli("--version")
+    assert r.code == 0 and r.out.strip() == f"ito-tui {__version__}"
+    r = cli("--help")
+    assert r.code == 0
+    for code in ExitCode:
+        assert f"\n  {int(code)}  " in r.out, code
+    assert EXIT_CODES_EPILOG in r.out
+
+
+def test_every_subcommand_has_help_with_examples(cli) -> None:  # type: ignore[no-untyped-def]
+    for name in _subparsers(build_parser()):
+        if name == "backend":
+            continue  # passes --help through to the simulator
+        r = cli(name, "--help")
+        assert r.code == 0, name
+        assert "examples:" in r.out, name
+
+
+def test_no_option_anywhere_takes_a_token() -> None:
+    parser = build_parser()
+    parsers = [parser, *_subparsers(parser).values()]
+    options = [o for p in parsers for a in p._actions for o in a.option_strings]
+    assert "--backend" in options  # the walk does see the options
+    words = ("password", "secret", "key", "bearer", "auth", "credential")
+    suspicious = [o for o in options if o == "--token" or any(w in o for w in words)]
+    assert suspicious == []
+    # `--tokens` is the training-token count of a spec: an integer, never a secret.
+    tokens = [a for p in parsers for a in p._actions if "--tokens" in a.option_strings]
+    assert tokens and all(a.type is int for a in tokens)
+
+
+def test_unknown_argument_is_a_usage_error(cli) -> None:  # type: ignore[no-untyped-def]
+    r = cli("runs", "--token", "s3cret")
+    assert r.code == ExitCode.USAGE
+    assert "s3cret" not in r.out
+
+
+def test_train_rejects_a_bad_budget_before_any_network(cli) -> None:  # type: ignore[no-untyped-def]
+    r = cli("train", "--budget-usd", "-5", "--backend", "http://127.0.0.1:9")
+    assert r.code == ExitCode.USAGE
+    assert "positive" in r.err
+
+
+def test_exit_codes_for_run_outcomes() -> None:
+    assert exit_for_outcome("completed") == 0
+    assert exit_for_outcome("gate_failed") == 3
+    assert exit_for_outcome("failed") == 4
+    assert exit_for_outcome("cancelled") == 5
+    assert exit_for_outcome(None) == 1
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("env", "tty", "expected"),
+    [
+        ({}, True, True),
+        ({}, False, False),
+        ({"NO_COLOR": "1"}, True, False),
+        ({"FORCE_COLOR": "1"}, False, True),
+        ({"FORCE_COLOR": "0"}, False, False),
+        ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),
+        ({"TERM": "dumb"}, True, False),
+    ],
+)
+def test_colour_policy(env: dict[str, str], tty: bool, expected: bool) -> None:
+    stream = _Tty() if tty else io.StringIO()
+    assert color_enabled(stream, env) is expected
+
+
+def test_styles_only_when_colour_is_on() -> None:
+    plain = Output(io.StringIO(), io.StringIO(), environ={})
+    assert plain.style("x", "red") == "x"
+    coloured = Output(io.StringIO(), io.StringIO(), environ={"FORCE_COLOR": "1"})
+    assert coloured.style("x", "red") == "\x1b[31mx\x1b[0m"
+
+
+def test_safe_shows_control_characters() -> None:
+    shown = safe("ok\x1b]0;pwned\x07\x9b2J")
+    assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
+    assert shown.startswith("ok")
+
+
+def test_json_output_is_ascii_escaped() -> None:
+    buf = io.StringIO()
+    Output(buf, io.StringIO(), environ={}).json({"s": "a\x1b[31m\x7f\x9b"})
+    text = buf.getvalue()
+    assert all(32 <= ord(c) < 127 or c == "\n" for c in text)
+    assert json.loads(text) == {"s": "a\x1b[31m\x7f\x9b"}
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_completion_scripts(cli, shell: str) -> None:  # type: ignore[no-untyped-def]
+    r = cli("completion", shell)
+    assert r.code == 0
+    for word in ("login", "train", "--budget-usd", "watch", "completion"):
+        assert word in r.out
+    exe = shutil.which(shell)
+    if exe is None:
+        pytest.skip(f"{shell} not installed: syntax not checked")
+    check = subprocess.run([exe, "-n"], input=r.out, capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stderr
+
+
+def test_bash_completion_completes_subcommands_and_options(cli) -> None:  # type: ignore[no-untyped-def]
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash not installed")
+    script = cli("completion", "bash").out
+    probe = (
+        script
+        + '\nCOMP_WORDS=(ito-tui tra); COMP_CWORD=1; _ito_tui; echo "${COMPREPLY[*]}"'
+        + '\nCOMP_WORDS=(ito-tui train --budg); COMP_CWORD=2; _ito_tui; echo "${COMPREPLY[*]}"'
+    )
+    out = subprocess.run([bash, "-c", probe], capture_output=True, text=True, check=True).stdout
+    first, second = out.splitlines()[-2:]
+    assert first.split() == ["train"]
+    assert second.split() == ["--budget-usd"]
+
+
+def test_help_in_a_subprocess_loads_neither_textual_nor_httpx() -> None:
+    code = (
+        "import sys\nfrom ito_tui.cli import main\n"
+        "rc = main(['runs', '--help'])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'textual', 'rich', 'httpx', 'fastapi', 'uvicorn'})\n"
+        "print('LOADED', bad)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert "LOADED []" in out
+
+
+def test_console_script_runs_as_a_subprocess() -> None:
+    r = run_cli(["--version"])
+    assert r.returncode == 0 and __version__ in r.stdout
+    r2 = subprocess.run(
+        [sys.executable, "-m", "ito_tui.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert r2.returncode == 0 and __version__ in r2.stdout
