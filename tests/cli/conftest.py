@@ -76,9 +76,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  #
 def subprocess_env(**extra: str) -> dict[str, str]:
     """The current (isolated) environment for a CLI subprocess, plus `extra`."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(TESTS_DIR), env.get("PYTHONPATH", "")) if p
-    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(TESTS_DIR), env.get("PYTHONPATH", "")) if p)
     env.update(extra)
     return env
 
