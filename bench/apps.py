@@ -1,0 +1,65 @@
+"""How the benchmarks start the programs they compare, and what marks their first frame.
+
+The markers are text the program paints once its screen is up; they are the
+only knowledge of the app's screens the benchmarks rely on, kept here so a
+renamed title is a one-line change.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .context import ROOT, Backend, Context
+from .term import TermProcess, clean_env
+
+BASELINE_TITLE = "ito-bench baseline"
+"""The baseline app's header title."""
+
+PICKER_MARKER = "Bookings"
+"""Text of the booking picker's title (ito_tui.tui.screens.bookings)."""
+
+COLS, ROWS = 120, 36
+
+_HOME = Path(tempfile.mkdtemp(prefix="ito-bench-home-"))
+
+
+def app_env(backend: Backend | None, **extra: str) -> dict[str, str]:
+    """Environment for `ito-tui`: the given backend, and config/state dirs of its own so
+    the user's settings and logs neither affect nor receive anything."""
+    env = clean_env()
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        d = _HOME / var.lower()
+        d.mkdir(exist_ok=True)
+        env[var] = str(d)
+    env["ITO_CONFIG_FILE"] = str(_HOME / "config.toml")
+    if backend is not None:
+        env.update(backend.env())
+    env.update(extra)
+    return env
+
+
+def start_baseline(ctx: Context, mode: str = "idle") -> TermProcess:
+    """The minimal Textual app (bench/baseline_app.py) in a pty."""
+    return TermProcess(
+        [ctx.python, str(ROOT / "bench" / "baseline_app.py"), mode],
+        env=clean_env(),
+        cols=COLS,
+        rows=ROWS,
+        cwd=str(ROOT),
+    )
+
+
+def start_ito(ctx: Context, backend: Backend | None, *args: str, **env: str) -> TermProcess:
+    """`ito-tui ARGS` in a pty, pointed at `backend`."""
+    return TermProcess(
+        [ctx.ito_tui, *args], env=app_env(backend, **env), cols=COLS, rows=ROWS, cwd=str(ROOT)
+    )
+
+
+def environ_note() -> str:
+    return (
+        f"pty {COLS}x{ROWS}, TERM=xterm-256color, no COLORTERM (256 colours), "
+        f"{os.cpu_count()} cores"
+    )

@@ -1,0 +1,111 @@
+"""#2 `ito-tui --help` and `ito-tui runs --json` against `python -c "import httpx"`.
+
+Rounds rotate the order of the three commands; the ratio is the median of
+per-round ratios. `-X importtime` runs of both commands prove (or disprove)
+that textual and rich stay out of the CLI path.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+from . import apps
+from .context import Context, backend
+from .record import Record
+from .stats import ratio, summary
+
+
+def _commands(ctx: Context) -> dict[str, list[str]]:
+    return {
+        "import httpx": [ctx.python, "-c", "import httpx"],
+        "--help": [ctx.python, ctx.ito_tui, "--help"],
+        "runs --json": [ctx.python, ctx.ito_tui, "runs", "--json"],
+    }
+
+
+def _time(argv: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    res = subprocess.run(argv, env=env, capture_output=True, timeout=60, check=False)
+    dt = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise RuntimeError(f"{argv[2:]} exited {res.returncode}: {res.stderr[-500:]!r}")
+    return dt
+
+
+def heavy_imports(ctx: Context, argv: list[str], env: dict[str, str]) -> dict[str, object]:
+    """Which of textual/rich/fastapi/uvicorn a command imports, and its total import time."""
+    res = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found: dict[str, int] = {}
+    total_us = 0
+    for line in res.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        parts = [p.strip() for p in line[len("import time:") :].split("|")]
+        if not parts[0].isdigit():
+            continue
+        name = parts[2]
+        top = name.strip().split(".")[0]
+        if not name.startswith(" "):  # a top-level import: its cumulative time counts
+            total_us += int(parts[1])
+        if top in {"textual", "rich", "fastapi", "uvicorn", "starlette"}:
+            found[top] = found.get(top, 0) + 1
+    return {"heavy_modules": found, "import_ms": round(total_us / 1000, 1)}
+
+
+def run(ctx: Context) -> list[Record]:
+    rounds = ctx.count(12, 3)
+    cmds = _commands(ctx)
+    with backend(speed=1.0) as be:
+        env = apps.app_env(be)
+        for argv in cmds.values():
+            _time(argv, env)  # warm-up
+        times: dict[str, list[float]] = {k: [] for k in cmds}
+        for r in range(rounds):
+            names = list(cmds)
+            names = names[r % 3 :] + names[: r % 3]
+            for name in names:
+                times[name].append(_time(cmds[name], env))
+        imports = {k: heavy_imports(ctx, cmds[k], env) for k in ("--help", "runs --json")}
+    base = times["import httpx"]
+    records = []
+    for i, name in enumerate(("--help", "runs --json")):
+        per_round = [a / b for a, b in zip(times[name], base, strict=True)]
+        r = summary(per_round)["median"]
+        imp = imports[name]
+        no_textual = not ({"textual", "rich"} & set(imp["heavy_modules"]))  # type: ignore[arg-type]
+        ctx.log(f"{name}: imports {imp}")
+        records.append(
+            Record(
+                2,
+                "cli_start",
+                f"`ito-tui {name}` wall time",
+                "s",
+                "≤ 1.5× baseline, no textual import",
+                summary(times[name]),
+                summary(base),
+                '`python -c "import httpx"`',
+                ratio=r,
+                met=r <= 1.5 and no_textual,
+                notes=[
+                    f"{rounds} rotated rounds; -X importtime: heavy modules "
+                    f"{imp['heavy_modules'] or 'none'}, top-level imports "
+                    f"{imp['import_ms']} ms"
+                ],
+                sub="ab"[i],
+                extra={
+                    "importtime": imp,
+                    "ratio_of_medians": ratio(
+                        summary(times[name])["median"], summary(base)["median"]
+                    ),
+                },
+            )
+        )
+    return records

@@ -1,0 +1,39 @@
+"""Smoke test of the benchmark suite: it imports, runs its cheapest benchmark in quick mode,
+and writes a well-formed results file. Never asserts on wall time or on a figure."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.__main__ import BENCHMARKS, main  # noqa: E402
+
+
+def test_every_benchmark_module_imports() -> None:
+    import importlib
+
+    for module, ids, desc in BENCHMARKS.values():
+        assert ids and desc
+        importlib.import_module(f"bench.{module}")
+
+
+def test_quick_throughput_writes_a_well_formed_record(tmp_path: Path) -> None:
+    assert main(["--quick", "--out", str(tmp_path), "throughput"]) == 0
+    files = list(tmp_path.glob("*-quick.json"))
+    assert len(files) == 1
+    doc = json.loads(files[0].read_text())
+    assert doc["quick"] is True
+    (rec,) = doc["records"]
+    assert rec["id"] == 10 and rec["name"] == "throughput"
+    assert rec["unit"] == "events/s"
+    value = rec["value"]
+    assert len(value["runs"]) >= 5
+    assert value["min"] <= value["median"] <= value["max"]
+    assert all(math.isfinite(v) and v > 0 for v in value["runs"])
+    assert rec["met"] in (True, False)
