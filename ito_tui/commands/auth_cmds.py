@@ -7,6 +7,7 @@ line of stdin otherwise; there is deliberately no flag that takes a token.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from .context import CommandError, Context
@@ -76,7 +77,11 @@ def cmd_login(ctx: Context) -> int:
             auth.store_token(url, token)
         except auth.KeyringUnavailable as exc:
             raise CommandError(safe(exc), ExitCode.AUTH) from None
+        except ValueError as exc:  # the message describes the shape, never the token
+            raise CommandError(f"token not stored: {safe(exc)}", ExitCode.AUTH) from None
         ctx.out.line(f"logged in to {safe(url)} as {ctx.out.style(safe(who.operator), 'bold')}")
+        if os.environ.get("ITO_TOKEN"):
+            ctx.out.warn("ITO_TOKEN is set in this environment and overrides the stored token")
         return 0
 
     return ctx.run(body)
@@ -88,14 +93,19 @@ def cmd_logout(ctx: Context) -> int:
 
     try:
         url = ctx.backend_url
-        auth.delete_token(url)
+        deleted = auth.delete_token(url)
     except CommandError as exc:
         ctx.out.error(str(exc))
         return int(exc.code)
     except auth.KeyringUnavailable as exc:
         ctx.out.error(safe(exc))
         return int(ExitCode.AUTH)
-    ctx.out.line(f"logged out of {safe(url)}")
+    if deleted:
+        ctx.out.line(f"logged out of {safe(url)}: token deleted from the keyring")
+    else:
+        ctx.out.line(f"no token was stored for {safe(url)}")
+    if os.environ.get("ITO_TOKEN"):
+        ctx.out.warn("ITO_TOKEN is still set in this environment; unset it to log out fully")
     return 0
 
 

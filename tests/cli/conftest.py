@@ -50,7 +50,10 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         ("XDG_CACHE_HOME", "cache"),
     ):
         monkeypatch.setenv(var, str(home / sub))
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(home / "config" / "ito-tui" / "config.toml"))
+    config_file = home / "config" / "ito-tui" / "config.toml"
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text("# ito-tui test settings (empty: defaults)\n")
+    monkeypatch.setenv("ITO_CONFIG_FILE", str(config_file))
     monkeypatch.setenv(ENV, str(tmp_path / "keyring.json"))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", CLASS_PATH)
     previous = keyring.get_keyring()
