@@ -120,22 +120,32 @@ class Transport:
     async def aclose(self) -> None:
         await self.http.aclose()
 
-    def auth_headers(self) -> dict[str, str]:
+    def current_token(self) -> str | None:
+        """Ask the token source once (call once per request; the value is not kept)."""
+        return _token_value(self.token)
+
+    @staticmethod
+    def auth_headers(token: str | None) -> dict[str, str]:
         """Authorization for one request (empty when there is no token)."""
-        value = _token_value(self.token)
-        return {"Authorization": f"Bearer {value}"} if value else {}
+        return {"Authorization": f"Bearer {token}"} if token else {}
 
-    def redact(self, text: str) -> str:
-        """`text` with the current token (if any) replaced: for messages from libraries."""
-        try:
-            value = _token_value(self.token)
-        except AuthError:
-            return text
-        return text.replace(value, "[redacted]") if value else text
+    @staticmethod
+    def redact(text: str, token: str | None) -> str:
+        """`text` with `token` replaced: for messages from libraries or a hostile server."""
+        return text.replace(token, "[redacted]") if token else text
 
-    def unavailable(self, exc: BaseException, endpoint: str) -> BackendUnavailable:
+    @staticmethod
+    def scrub(data: bytes, token: str | None) -> bytes:
+        """`data` with `token` replaced: a hostile server may echo it into a message."""
+        if not token or token.encode() not in data:
+            return data
+        return data.replace(token.encode(), b"[redacted]")
+
+    def unavailable(
+        self, exc: BaseException, endpoint: str, token: str | None
+    ) -> BackendUnavailable:
         kind = "timed out" if isinstance(exc, httpx.TimeoutException | TimeoutError) else "failed"
-        detail = self.redact(str(exc)) or type(exc).__name__
+        detail = self.redact(str(exc), token) or type(exc).__name__
         return BackendUnavailable(
             f"Backend unreachable: {endpoint} {kind} ({detail})", endpoint=endpoint
         )
@@ -160,6 +170,7 @@ class Transport:
         last: ItoError | None = None
         for attempt in range(1, self.retry.max_attempts + 1):
             wait: float | None = None
+            token = self.current_token()
             try:
                 # The deadline bounds a whole attempt; httpx's timeouts bound each phase.
                 async with asyncio.timeout(self.timeout * 3):
@@ -169,12 +180,13 @@ class Transport:
                         endpoint,
                         clean_params,
                         body,
-                        {**headers, **self.auth_headers()},
+                        {**headers, **self.auth_headers(token)},
+                        token,
                     )
             except _NOTHING_SENT as exc:
-                last = self.unavailable(exc, endpoint)
+                last = self.unavailable(exc, endpoint, token)
             except _TRANSIENT as exc:
-                last = self.unavailable(exc, endpoint)
+                last = self.unavailable(exc, endpoint, token)
                 if not retryable:
                     raise last from None
             else:
@@ -216,6 +228,7 @@ class Transport:
         params: Mapping[str, Any],
         body: bytes | None,
         headers: Mapping[str, str],
+        token: str | None,
     ) -> Reply:
         request = self.http.build_request(
             method, path, params=params, content=body, headers=headers
@@ -227,7 +240,7 @@ class Transport:
             data = await read_capped(response, self.max_body_bytes, endpoint)
         finally:
             await response.aclose()
-        return Reply(response.status_code, response.headers, data, endpoint)
+        return Reply(response.status_code, response.headers, self.scrub(data, token), endpoint)
 
 
 async def read_capped(response: httpx.Response, cap: int, endpoint: str) -> bytes:

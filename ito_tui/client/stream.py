@@ -118,6 +118,7 @@ class EventStream:
         self._state = ConnectionState(last_seq=since_seq or 0)
         self._server_retry_s: float | None = None
         self._stall_s: float | None = None
+        self._token: str | None = None
         self._gen: AsyncGenerator[EventBase, None] = self._generate()
 
     @property
@@ -208,7 +209,7 @@ class EventStream:
                         f"{ENDPOINT}: {exc}", field="data", endpoint=ENDPOINT
                     ) from None
                 except (httpx.TransportError, httpx.DecodingError) as exc:
-                    error = self._client.transport.unavailable(exc, ENDPOINT)
+                    error = self._client.transport.unavailable(exc, ENDPOINT, self._token)
                     if isinstance(exc, httpx.ReadTimeout):
                         error.message = f"event stream stalled: no data for {self._stall_s:g} s"
                 if decoder.retry_ms is not None:
@@ -241,7 +242,8 @@ class EventStream:
         headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
         if self._last is not None:
             headers["Last-Event-ID"] = str(self._last)
-        headers.update(transport.auth_headers())
+        self._token = transport.current_token()
+        headers.update(transport.auth_headers(self._token))
         t = transport.timeout
         timeout = httpx.Timeout(connect=t, read=self._stall_s, write=t, pool=t)
         path = f"/v1/runs/{quote(self.run_id, safe='')}/events"
@@ -262,7 +264,9 @@ class EventStream:
                     endpoint=ENDPOINT,
                 )
             return None
+        transport = self._client.transport
         body = b"" if 300 <= status < 400 else await read_capped(response, 64 * 1024, ENDPOINT)
+        body = transport.scrub(body, self._token)
         error = error_from_reply(
             status, response.headers, body, endpoint=ENDPOINT, capability="runs.events"
         )
@@ -281,6 +285,7 @@ class EventStream:
     def _accept(self, message: SSEMessage) -> EventBase | None:
         """The event to yield for `message`, or None (duplicate, stale, unusable)."""
         event: EventBase | None
+        message = replace(message, data=self._client.transport.redact(message.data, self._token))
         try:
             event = parse_event(message.data)
         except EventParseError as exc:
