@@ -1,0 +1,125 @@
+"""Alerts for operators in tmux: a toast, the terminal bell and the terminal title.
+
+On a new proposal, a failed gate, a budget warning, an SLO breach and the end of a run
+the pipeline screen raises an `Alert`; each channel can be switched off in
+`Settings.alerts`. Textual does not set the terminal's title itself (`App.title` is only
+drawn by its Header widget), so the title is written as an OSC 2 sequence through the
+driver, which is what tmux shows as `#{pane_title}`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from ito_tui.contract import EventBase
+from ito_tui.textsafe import one_line
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from ito_tui.state import RunState
+
+Severity = Literal["information", "warning", "error"]
+
+STAGE_WORDS = {"mid_train": "mid-train", "long_context": "long-context", "data_prep": "data prep"}
+
+
+@dataclass(frozen=True)
+class Alert:
+    """Something an operator away from the pane should notice."""
+
+    kind: str
+    """proposal, gate_failed, budget, slo, run_end."""
+    title: str
+    message: str
+    severity: Severity = "warning"
+
+
+def alert_for(event: EventBase, state: RunState) -> Alert | None:
+    """The alert an event raises, if any (pure: the screen decides when to call it)."""
+    data: Any = getattr(event, "data", None)
+    run = state.run_id
+    if event.type == "proposal.created" and data is not None:
+        p = data.proposal
+        return Alert(
+            "proposal",
+            "Needs approval",
+            f"{run}: {one_line(str(p.kind))} proposed; the run is paused until someone decides.",
+        )
+    if event.type == "gate.failed" and data is not None:
+        gate = data.gate
+        failing = ", ".join(one_line(r.benchmark) for r in gate.failing) or "a benchmark"
+        return Alert(
+            "gate_failed",
+            "Gate failed",
+            f"{run}: {one_line(str(gate.stage))} gate failed ({failing}); the run was stopped.",
+            "error",
+        )
+    if event.type == "budget.warning" and data is not None:
+        return Alert(
+            "budget",
+            "Budget warning",
+            f"{run}: ${data.usd_spent:,.0f} of ${data.budget_usd:,.0f} spent "
+            f"(≥ {data.threshold_frac * 100:.0f}%).",
+        )
+    if event.type == "slo.breached" and data is not None:
+        limit = "detect < 10 min" if str(data.slo) == "detect" else "resume < 15 min"
+        return Alert(
+            "slo",
+            "SLO breached",
+            f"{run}: fault {one_line(str(data.slo))} took {data.value_s / 60:.0f} min ({limit}).",
+        )
+    if event.terminal:
+        outcome = state.outcome or event.type.removeprefix("run.")
+        severity: Severity = "information" if outcome == "completed" else "error"
+        return Alert("run_end", f"Run {outcome}", f"{run} ended: {outcome}.", severity)
+    return None
+
+
+def terminal_title(state: RunState) -> str:
+    """`ito · run_x · pretrain 42% · NEEDS APPROVAL` — the run at a glance."""
+    parts = ["ito", state.run_id]
+    if state.terminal:
+        parts.append(state.outcome or state.state)
+    elif state.current_stage:
+        stage = state.stage(state.current_stage)
+        frac = stage.progress.frac if stage is not None and stage.progress else None
+        word = STAGE_WORDS.get(state.current_stage, state.current_stage)
+        parts.append(f"{word} {frac * 100:.0f}%" if frac else word)
+    if state.pending_proposals:
+        parts.append("NEEDS APPROVAL")
+    elif state.failure is not None and str(state.failure.kind) == "gate_failed":
+        parts.append("GATE FAILED")
+    return one_line(" · ".join(parts), max_len=120)
+
+
+class Alerter:
+    """Sends alerts through the channels the settings leave switched on."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.sent: list[Alert] = []
+        self.title: str | None = None
+
+    def _switch(self, name: str) -> bool:
+        settings = getattr(self.app, "settings", None)
+        switches = getattr(settings, "alerts", None)
+        return bool(getattr(switches, name, True))
+
+    def alert(self, alert: Alert) -> None:
+        self.sent.append(alert)
+        if self._switch("toast"):
+            self.app.notify(alert.message, title=alert.title, severity=alert.severity, markup=False)
+        if self._switch("bell"):
+            self.app.bell()
+
+    def set_title(self, title: str) -> None:
+        """Set the terminal title (OSC 2) when it changed; also the app's own title."""
+        if title == self.title or not self._switch("title"):
+            return
+        self.title = title
+        self.app.title = title
+        driver = getattr(self.app, "_driver", None)  # Textual has no public title API
+        if driver is not None and not self.app.is_headless:
+            driver.write(f"\x1b]2;{title}\x07")

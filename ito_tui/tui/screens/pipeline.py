@@ -1,0 +1,414 @@
+"""The pipeline screen of one run: stages and gates, telemetry, checkpoints, faults, events.
+
+Driven by the run's resumable event stream, never by polling: on open it fetches the
+snapshot and a telemetry backfill, then follows `client.events(run_id, since_seq=…)`.
+Each event updates the state at once, but the screen repaints on a capped one-shot
+timer (charts ≤ 10 Hz, tables ≤ 2 Hz) that is armed only when something changed, so
+bursts coalesce and an idle run costs nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+
+from ito_tui.contract import EventBase, Proposal, Run
+from ito_tui.state import RunState, RunTracker, TelemetryBank
+from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
+from ito_tui.tui.screens.cancel import CancelRunModal
+from ito_tui.tui.screens.proposal import ProposalModal
+from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.eventlog import FILTERS, EventLogView
+from ito_tui.tui.widgets.gate_banner import GateBanner
+from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.runfmt import safe, stage_label
+from ito_tui.tui.widgets.spend_bar import SpendBar
+from ito_tui.tui.widgets.stage_detail import StageDetail
+from ito_tui.tui.widgets.stages import StageList
+from ito_tui.tui.widgets.telemetry import TelemetryCharts, TelemetryPanel
+from ito_tui.tui.widgets.timeline import Timeline
+
+if TYPE_CHECKING:
+    from ito_tui.client import ConnectionState
+
+CHART_INTERVAL_S = 0.1
+"""Charts, stage list and log repaint at most 10 times a second."""
+TABLE_INTERVAL_S = 0.5
+"""Tables (stage detail, timeline) repaint at most twice a second."""
+BACKFILL_POINTS = 2000
+"""Telemetry points fetched on open and after a resync (the series bucket them anyway)."""
+
+FAST = frozenset({"stages", "charts", "log", "strip"})
+SLOW = frozenset({"detail", "timeline"})
+
+
+def binding(key: str, action: str, description: str, tooltip: str, **kw: Any) -> Binding:
+    return Binding(key, action, description, id=f"pipeline.{action}", tooltip=tooltip, **kw)
+
+
+class PipelineScreen(Screen[None]):
+    """One run, live: the screen operators keep open for days."""
+
+    CSS_PATH = "pipeline.tcss"
+
+    BINDINGS = [
+        binding("p", "review_proposal", "Review proposal", "Review the pending proposal"),
+        binding("w", "cycle_window", "Window", "Cycle the telemetry window: 15 min, 6 h, run"),
+        binding("f", "cycle_filter", "Filter", "Cycle the event log filter by kind"),
+        binding("slash", "search", "Search", "Search the event log"),
+        binding("1", "tab('tab-telemetry')", "Telemetry", "Show telemetry", show=False),
+        binding("2", "tab('tab-timeline')", "Ckpts", "Show checkpoints and faults", show=False),
+        binding("3", "tab('tab-events')", "Events", "Show the event log", show=False),
+        binding("x", "cancel_run", "Cancel run", "Cancel this run (asks first)"),
+        binding("escape", "back", "Back", "Back to the previous screen"),
+    ]
+
+    def __init__(self, run_id: str, *, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.run_id = run_id
+        self.tracker = RunTracker(run_id)
+        self.charts = TelemetryCharts(self.tracker.bank)
+        self.connection = "connecting"
+        self.loaded = False
+        self._dirty: set[str] = set()
+        self._fast_timer: Timer | None = None
+        self._slow_timer: Timer | None = None
+        self._last_slow = 0.0
+        self._last_event_ts: datetime | None = None
+        self._selected: str | None = None
+        self._alerter: Alerter | None = None
+        self._fetched: dict[str, Proposal] = {}
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        session = shell(self).session
+        yield HeaderStrip(
+            backend_host=session.backend_host,
+            operator=session.operator,
+            demo=session.demo,
+            title=self.run_id,
+            id="header",
+        )
+        with Horizontal(id="run-strip"):
+            yield Static(id="run-status", markup=False)
+            yield SpendBar(id="spend")
+        yield GateBanner(id="gate-banner")
+        yield Static(id="proposal-strip", markup=False)
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield StageList(id="stages")
+                with VerticalScroll(id="detail-scroll"):
+                    yield StageDetail(id="detail")
+            with TabbedContent(id="tabs", initial="tab-telemetry"):
+                with TabPane("Telemetry", id="tab-telemetry"):
+                    yield TelemetryPanel(self.charts, id="telemetry")
+                with TabPane("Ckpts & faults", id="tab-timeline"), VerticalScroll():
+                    yield Timeline(id="timeline")
+                with TabPane("Events", id="tab-events"):
+                    yield Static(id="log-caption", markup=False)
+                    yield Input(placeholder="search events (Enter)", id="log-search")
+                    yield EventLogView(self._log_entries, id="eventlog")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._alerter = Alerter(self.app)
+        self.query_one("#log-search").display = False
+        self._dirty = set(FAST | SLOW)
+        self._flush_fast()
+        self._flush_slow()
+        self._follow()
+
+    @property
+    def run_state(self) -> RunState:
+        return self.tracker.state
+
+    def _log_entries(self, kind: str | None, query: str | None) -> list[Any]:
+        return self.tracker.log.filter(kind=kind, query=query)
+
+    # ------------------------------------------------------------ the stream
+
+    @work(exclusive=True, group="pipeline-stream", exit_on_error=False)
+    async def _follow(self) -> None:
+        """Snapshot, backfill, then follow the stream until the run's terminal event."""
+        client = shell(self).client
+        run = await client.run(self.run_id)
+        self._seed(run)
+        if run.pending_proposal_ids:
+            # A snapshot names pending proposals by id only; fetch them to show them.
+            for proposal in await client.proposals(self.run_id, status="pending"):
+                self._fetched[proposal.proposal_id] = proposal
+            self._mark("strip")
+        await self._backfill()
+        stream = client.events(
+            self.run_id, since_seq=run.last_event_seq, on_state=self._on_connection
+        )
+        try:
+            async for event in stream:
+                self._on_event(event)
+                if event.type == "resync":
+                    await self._backfill()
+        finally:
+            await stream.aclose()
+        self.connection = "closed · run ended"
+        self._mark("strip")
+
+    async def _backfill(self) -> None:
+        page = await shell(self).client.telemetry(self.run_id, max_points=BACKFILL_POINTS)
+        # A fresh bank: after a resync the old history may have gaps or overlaps.
+        self.tracker.bank = TelemetryBank()
+        self.charts.bank = self.tracker.bank
+        self.charts.ingest_backfill(page.items)
+        self._mark("charts")
+
+    def _seed(self, run: Run) -> None:
+        self.tracker.seed(run)
+        self.loaded = True
+        if self.run_state.plan is not None:
+            self.charts.hbm_gib = self.run_state.plan.hbm_per_gpu_gib
+            self.charts.fp8 = "8" in str(self.run_state.plan.precision)
+        self._mark(*FAST, *SLOW)
+
+    def _on_connection(self, state: ConnectionState) -> None:
+        status = state.status
+        if status == "reconnecting" and state.retry_in_s is not None:
+            self.connection = f"reconnecting in {state.retry_in_s:.0f} s"
+        elif status == "resynced":
+            self.connection = "live (resynced)"
+        else:
+            self.connection = status
+        self._mark("strip")
+
+    def _on_event(self, event: EventBase) -> None:
+        """Apply one event now; the repaint it needs is coalesced."""
+        before = self.run_state
+        if not self.tracker.feed(event):
+            return  # a duplicate (seq already applied): nothing changes, nothing is logged
+        after = self.run_state
+        self._last_event_ts = event.ts
+        self._mark("log", "strip", "stages")
+        if event.type == "telemetry":
+            self._mark("charts")
+        else:
+            self._mark(*SLOW)
+        if after.plan is not None and before.plan is None:
+            self.charts.hbm_gib = after.plan.hbm_per_gpu_gib
+            self.charts.fp8 = "8" in str(after.plan.precision)
+        alert = alert_for(event, after)
+        if alert is not None and self._alerter is not None:
+            self._alerter.alert(alert)
+        if event.type.startswith("proposal."):
+            self._proposal_changed(event)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The single sink for this screen's worker errors: say what failed, keep the screen."""
+        if event.worker.group != "pipeline-stream" or event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        self.connection = f"offline: {safe(str(error))}"
+        self._mark("strip")
+        self.notify(
+            safe(str(error)), title="Could not follow the run", severity="error", markup=False
+        )
+
+    # ------------------------------------------------------------ proposals
+
+    def pending(self) -> list[Proposal]:
+        """The run's pending proposals, oldest first (from events or fetched on open)."""
+        s = self.run_state
+        found = (s.proposals.get(pid) or self._fetched.get(pid) for pid in s.pending_proposals)
+        return [p for p in found if p is not None]
+
+    def _proposal_changed(self, event: EventBase) -> None:
+        proposal = getattr(event, "data").proposal  # noqa: B009 - dynamic event class
+        top = self.app.screen
+        if isinstance(top, ProposalModal) and top.shows(proposal.proposal_id):
+            top.proposal = proposal
+            return
+        if event.type == "proposal.created" and str(proposal.status) == "pending":
+            self.open_proposal(proposal.proposal_id)
+
+    def open_proposal(self, proposal_id: str | None = None) -> None:
+        """Open the modal for `proposal_id` (default: the oldest pending one)."""
+        proposal = next(
+            (p for p in self.pending() if proposal_id in (None, p.proposal_id)),
+            self.run_state.proposals.get(proposal_id or ""),
+        )
+        if proposal is None:
+            self.notify("No pending proposal for this run.", markup=False)
+            return
+        if isinstance(self.app.screen, ProposalModal):
+            return  # one decision at a time; the strip keeps showing the others
+        session = shell(self).session
+        self.app.push_screen(
+            ProposalModal(
+                proposal,
+                read_only=session.read_only,
+                operator=session.operator,
+                loss_source=lambda width: self.charts.chart("loss", width, 900.0),
+            )
+        )
+
+    # ------------------------------------------------------------ coalesced repaint
+
+    def _mark(self, *parts: str) -> None:
+        """Note what changed and arm a one-shot repaint if none is armed."""
+        self._dirty.update(parts)
+        if self._fast_timer is None and self._dirty & FAST:
+            self._fast_timer = self.set_timer(CHART_INTERVAL_S, self._flush_fast)
+        if self._slow_timer is None and self._dirty & SLOW:
+            wait = max(0.0, TABLE_INTERVAL_S - (time.monotonic() - self._last_slow))
+            self._slow_timer = self.set_timer(max(CHART_INTERVAL_S, wait), self._flush_slow)
+
+    def _flush_fast(self) -> None:
+        self._fast_timer = None
+        dirty, self._dirty = self._dirty & FAST, self._dirty - FAST
+        s = self.run_state
+        if "strip" in dirty:
+            self._paint_strip(s)
+        if "stages" in dirty:
+            stages = self.query_one(StageList)
+            stages.now = self._last_event_ts
+            stages.current = s.current_stage
+            stages.stages = s.stages
+            self.query_one(GateBanner).gate = (
+                s.gates.get(str(s.current_stage)) if s.outcome == "gate_failed" else None
+            ) or next((g for g in s.gates.values() if str(g.status) == "failed"), None)
+        if "charts" in dirty and self.query_one(TabbedContent).active == "tab-telemetry":
+            panel = self.query_one(TelemetryPanel)
+            panel.stage = s.current_stage
+            panel.version += 1
+        elif "charts" in dirty:
+            self._dirty.add("charts-hidden")
+        if "log" in dirty and self.query_one(TabbedContent).active == "tab-events":
+            self.query_one(EventLogView).version += 1
+        elif "log" in dirty:
+            self._dirty.add("log-hidden")
+
+    def _flush_slow(self) -> None:
+        self._slow_timer = None
+        self._last_slow = time.monotonic()
+        dirty, self._dirty = self._dirty & SLOW, self._dirty - SLOW
+        s = self.run_state
+        if "detail" in dirty:
+            name = self._selected or s.current_stage or "data_prep"
+            detail = self.query_one(StageDetail)
+            detail.summaries = {
+                "manifest": s.manifest,
+                "dedup": s.dedup,
+                "decontam": s.decontam,
+                "ladder": s.ladder,
+            }
+            detail.plan = s.plan
+            detail.stage = s.stage(name)
+        if "timeline" in dirty and self.query_one(TabbedContent).active == "tab-timeline":
+            timeline = self.query_one(Timeline)
+            timeline.checkpoints = s.checkpoints
+            timeline.faults = s.faults
+        elif "timeline" in dirty:
+            self._dirty.add("timeline-hidden")
+
+    def _paint_strip(self, s: RunState) -> None:
+        header = self.query_one(HeaderStrip)
+        header.connection = self.connection
+        stage = stage_label(s.current_stage) if s.current_stage else "–"
+        text = Text(f"{safe(s.state)} · {stage} · booking {safe(s.booking_id or '–')}")
+        if s.terminal:
+            text = Text(f"ENDED: {s.outcome} · {stage} · booking {safe(s.booking_id or '–')}")
+        self.query_one("#run-status", Static).update(text)
+        if s.spend is not None:
+            spend = self.query_one(SpendBar)
+            spend.budget = s.spend.budget_usd
+            spend.spent = s.usd_spent or s.spend.usd_spent
+        strip = self.query_one("#proposal-strip", Static)
+        pending = self.pending()
+        strip.display = bool(pending)
+        if pending:
+            ids = ", ".join(safe(p.proposal_id) for p in pending)
+            strip.update(Text(f"⚠ NEEDS APPROVAL: {ids} waiting for a decision — press p"))
+        if self._alerter is not None and self.loaded:
+            self._alerter.set_title(terminal_title(s))
+
+    # ------------------------------------------------------------ interaction
+
+    @on(StageList.StageSelected)
+    def _stage_selected(self, event: StageList.StageSelected) -> None:
+        self._selected = event.name
+        self._mark("detail")
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self) -> None:
+        # Hidden panels skipped their repaints; catch up now that one is shown.
+        for hidden, part in (
+            ("charts-hidden", "charts"),
+            ("log-hidden", "log"),
+            ("timeline-hidden", "timeline"),
+        ):
+            if hidden in self._dirty:
+                self._dirty.discard(hidden)
+                self._mark(part)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        s = self.run_state
+        if action == "review_proposal":
+            return bool(self.pending())
+        if action == "cancel_run":
+            return not (s.terminal or shell(self).session.read_only)
+        if action == "back":
+            return len(self.app.screen_stack) > 1
+        return True
+
+    def action_review_proposal(self) -> None:
+        self.open_proposal()
+
+    def action_cycle_window(self) -> None:
+        self.query_one(TelemetryPanel).cycle_window()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_cycle_filter(self) -> None:
+        log = self.query_one(EventLogView)
+        log.kind = FILTERS[(FILTERS.index(log.kind) + 1) % len(FILTERS)]
+        self._log_caption()
+        self.action_tab("tab-events")
+
+    def action_search(self) -> None:
+        self.action_tab("tab-events")
+        search = self.query_one("#log-search", Input)
+        search.display = True
+        search.focus()
+
+    @on(Input.Submitted, "#log-search")
+    def _search(self, event: Input.Submitted) -> None:
+        self.query_one(EventLogView).search = event.value.strip()
+        event.input.display = bool(event.value.strip())
+        self._log_caption()
+        self.query_one(EventLogView).focus()
+
+    def _log_caption(self) -> None:
+        log = self.query_one(EventLogView)
+        self.query_one("#log-caption", Static).update(
+            Text(f"filter: {log.filter_label} (f cycles, / searches)")
+        )
+
+    def action_cancel_run(self) -> None:
+        if self.check_action("cancel_run", ()):
+            self.app.push_screen(
+                CancelRunModal(self.run_id, self.run_state.spend, spent=self.run_state.usd_spent)
+            )
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()

@@ -1,0 +1,401 @@
+"""The human-gated restart proposal modal: review, then decide later, reject or approve.
+
+The product's most important rule lives here: only a person approves a restart, and
+only deliberately. The default focus is *Decide later*; Esc and Enter on it send
+nothing. Approving takes a second step (typing `approve`, then confirming), so no
+single key press from the modal's initial state approves anything. A decision is
+one POST with an Idempotency-Key that is reused if the operator presses again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Button, Input, Static
+
+from ito_tui.client.errors import Conflict, ItoError
+from ito_tui.contract import Proposal
+from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.runfmt import duration, safe, usd
+from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline
+
+CONFIRM_WORD = "approve"
+"""What the operator types to confirm an approval."""
+
+KIND_TITLES = {
+    "rollback_and_skip": "Roll back and skip batches",
+    "reduce_lr": "Reduce the learning rate",
+    "extend_budget": "Extend the budget",
+    "replace_node": "Replace a node",
+}
+
+
+def why_text(p: Proposal) -> Text:
+    t = p.trigger
+    text = Text("Why   ", style="bold")
+    text.append(safe(t.reason))
+    bits = []
+    if t.step is not None:
+        bits.append(f"step {t.step:,}")
+    if t.loss is not None:
+        bits.append(f"loss {t.loss:.3f}")
+    if t.loss_z is not None:
+        bits.append(f"z {t.loss_z:.1f}")
+    if t.window is not None:
+        bits.append(f"window {t.window} steps")
+    if bits:
+        text.append(" · " + " · ".join(bits))
+    return text
+
+
+def what_text(p: Proposal) -> Text:
+    a = p.action
+    text = Text("What  ", style="bold")
+    text.append(KIND_TITLES.get(str(p.kind), safe(p.kind)))
+    bits = []
+    if a.rollback_to_step is not None:
+        bits.append(f"roll back to step {a.rollback_to_step:,}")
+    if a.checkpoint_id:
+        bits.append(f"checkpoint {safe(a.checkpoint_id)}")
+    if a.skip_batches is not None:
+        bits.append(f"skip {a.skip_batches:,} batches")
+    if a.lr_scale is not None:
+        bits.append(f"LR × {a.lr_scale:g}")
+    if a.extra_budget_usd is not None:
+        bits.append(f"+{usd(a.extra_budget_usd)} budget")
+    if a.node:
+        bits.append(f"node {safe(a.node)}")
+    if bits:
+        text.append(": " + ", ".join(bits))
+    return text
+
+
+def cost_text(p: Proposal) -> Text:
+    i = p.impact
+    text = Text("Cost  ", style="bold")
+    text.append(
+        f"{i.lost_steps:,} lost steps · +{i.added_gpu_hours:,.1f} GPU-h · +{usd(i.added_usd)}"
+    )
+    return text
+
+
+def decided_text(p: Proposal, *, by_someone_else: bool) -> Text:
+    """Who decided what, when — or that it expired."""
+    status = str(p.status)
+    when = p.decided_at.strftime("%H:%M:%S UTC") if p.decided_at else "earlier"
+    if status == "expired":
+        return Text(
+            f"This proposal EXPIRED ({when}) and was {safe(p.on_expiry)}ed as its expiry rule "
+            "says. Nothing was sent.",
+            style="bold",
+        )
+    who = safe(p.decided_by or "another operator")
+    prefix = "Already decided by someone else: " if by_someone_else else "Decided: "
+    text = Text(prefix, style="bold")
+    text.append(f"{status.upper()} by {who} at {when}.")
+    if p.comment:
+        text.append(" Comment: ")
+        text.append(safe(p.comment))
+    if by_someone_else:
+        text.append(" Your decision was not sent.")
+    return text
+
+
+class ProposalModal(ModalScreen[str | None]):
+    """Review a restart proposal. Dismisses with the decision sent, or None."""
+
+    DEFAULT_CSS = """
+    ProposalModal { align: center middle; }
+    ProposalModal > #proposal-box {
+        width: 100%;
+        max-width: 96;
+        height: auto;
+        max-height: 100%;
+        border: thick $needs-human;
+        background: $surface;
+        padding: 0 1;
+    }
+    ProposalModal #proposal-title { text-style: bold; color: $needs-human; }
+    ProposalModal #proposal-paused { text-style: bold; }
+    ProposalModal #proposal-decided { color: $needs-human; }
+    ProposalModal .-hidden { display: none; }
+    ProposalModal TextSparkline { height: 2; }
+    ProposalModal Input { height: 1; border: none; padding: 0 1; background: $boost; }
+    ProposalModal Input:focus { background: $accent 25%; }
+    ProposalModal Horizontal { height: auto; margin-top: 1; }
+    ProposalModal Button { min-width: 12; height: 1; border: none; margin-right: 2; }
+    ProposalModal #approve, ProposalModal #confirm-approve { background: $needs-human 40%; }
+    ProposalModal #reject { background: $gate-failed 30%; }
+    ProposalModal Button:focus { text-style: bold reverse; }
+    ProposalModal #confirm-label { height: 1; margin-top: 1; }
+    """
+
+    BINDINGS = [
+        Binding(
+            "escape",
+            "decide_later",
+            "Decide later",
+            id="proposal.decide_later",
+            tooltip="Close without deciding; the proposal stays pending",
+        ),
+    ]
+
+    proposal: reactive[Proposal | None] = reactive(None, always_update=True)
+    """The proposal shown; the pipeline updates it when its status changes."""
+    in_flight: reactive[bool] = reactive(False)
+    """A decision POST is on its way (buttons are disabled)."""
+
+    def __init__(
+        self,
+        proposal: Proposal,
+        *,
+        read_only: bool = False,
+        loss_source: Callable[[int], ChartData] | None = None,
+        operator: str | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        super().__init__()
+        self._initial = proposal
+        self.read_only = read_only
+        self.loss_source = loss_source
+        self.operator = operator
+        self._clock = clock
+        self._keys: dict[str, str] = {}
+        self._sent: str | None = None
+        self._by_someone_else = False
+        self._countdown: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="proposal-box"):
+            yield Static(id="proposal-title", markup=False)
+            yield Static(id="proposal-paused", markup=False)
+            yield Static(id="proposal-why", markup=False)
+            if self.loss_source is not None:
+                yield TextSparkline("loss", self.loss_source, sublabel="around spike")
+            yield Static(id="proposal-what", markup=False)
+            yield Static(id="proposal-cost", markup=False)
+            yield Static(id="proposal-who", markup=False)
+            yield Static(id="proposal-decided", markup=False, classes="-hidden")
+            yield Static(id="proposal-error", markup=False, classes="-hidden")
+            yield Input(
+                placeholder="comment (recorded with your decision)",
+                id="comment",
+                max_length=2000,
+                classes="-hidden" if self.read_only else "",
+            )
+            with Horizontal(id="choices"):
+                yield Button("Decide later", id="decide-later")
+                if not self.read_only:
+                    yield Button("Reject", id="reject")
+                    yield Button("Approve restart…", id="approve")
+            if not self.read_only:
+                yield Static(
+                    f"Approving restarts the run from the rollback point. Type "
+                    f"'{CONFIRM_WORD}' and press Enter or Confirm.",
+                    id="confirm-label",
+                    classes="-hidden",
+                    markup=False,
+                )
+                with Horizontal(id="confirm-row", classes="-hidden"):
+                    yield Input(placeholder=f"type {CONFIRM_WORD}", id="confirm-input")
+                    yield Button("Confirm approval", id="confirm-approve", disabled=True)
+                    yield Button("Back", id="confirm-back")
+
+    def on_mount(self) -> None:
+        self.proposal = self._initial
+        self.query_one("#decide-later", Button).focus()
+
+    def shows(self, proposal_id: str) -> bool:
+        """Whether this modal is about `proposal_id`."""
+        return self.proposal is not None and self.proposal.proposal_id == proposal_id
+
+    def now(self) -> datetime:
+        return self._clock() if self._clock is not None else shell(self).session.clock()
+
+    # ------------------------------------------------------------ rendering
+
+    def watch_proposal(self, proposal: Proposal | None) -> None:
+        if proposal is None or not self.is_mounted:
+            return
+        pending = str(proposal.status) == "pending"
+        self.query_one("#proposal-title", Static).update(
+            Text(
+                f"⚠ NEEDS APPROVAL · {KIND_TITLES.get(str(proposal.kind), safe(proposal.kind))}"
+                f" · {safe(proposal.proposal_id)} · run {safe(proposal.run_id)}"
+                if pending
+                else f"Proposal {safe(proposal.proposal_id)} · {safe(proposal.status)}"
+            )
+        )
+        self.query_one("#proposal-why", Static).update(why_text(proposal))
+        self.query_one("#proposal-what", Static).update(what_text(proposal))
+        self.query_one("#proposal-cost", Static).update(cost_text(proposal))
+        who = "Who   any operator allowed to decide proposals on this backend"
+        if self.operator:
+            who += f"; yours is recorded as {safe(self.operator)}"
+        if self.read_only:
+            who = "Who   read-only display: decide from a terminal that may decide"
+        self.query_one("#proposal-who", Static).update(Text(who))
+        decided = self.query_one("#proposal-decided", Static)
+        decided.set_class(pending, "-hidden")
+        if not pending:
+            decided.update(decided_text(proposal, by_someone_else=self._by_someone_else))
+            self._close_choices()
+        self._tick()
+        if pending and self._countdown is None:
+            self._countdown = self.set_interval(1.0, self._tick)
+        elif not pending and self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
+
+    def _tick(self) -> None:
+        """Redraw the countdown line (the only thing that changes every second)."""
+        p = self.proposal
+        if p is None:
+            return
+        paused = "The run is PAUSED while this waits." if p.run_paused else "The run continues."
+        if str(p.status) != "pending":
+            line = paused if str(p.status) == "pending" else "This proposal is no longer pending."
+        else:
+            left = (p.expires_at - self.now()).total_seconds()
+            expiry = (
+                f"Expires in {duration(left)}; then it is {safe(p.on_expiry)}ed automatically."
+                if left > 0
+                else f"Expiring now; it will be {safe(p.on_expiry)}ed automatically."
+            )
+            line = f"{paused} {expiry}"
+        self.query_one("#proposal-paused", Static).update(Text(line))
+
+    def _close_choices(self) -> None:
+        """After a decision (ours or someone else's) only Close remains."""
+        for selector in ("#reject", "#approve", "#confirm-row", "#confirm-label", "#comment"):
+            for widget in self.query(selector):
+                widget.add_class("-hidden")
+                if isinstance(widget, Button):
+                    widget.disabled = True
+        later = self.query_one("#decide-later", Button)
+        later.label = "Close"
+        later.focus()
+
+    def watch_in_flight(self, busy: bool) -> None:
+        for button in self.query(Button):
+            if button.id != "decide-later":
+                button.disabled = busy or (
+                    button.id == "confirm-approve" and not self._confirm_typed()
+                )
+
+    # ------------------------------------------------------------ choices
+
+    def action_decide_later(self) -> None:
+        """Close without sending anything; the proposal stays pending."""
+        self.dismiss(self._sent)
+
+    @on(Button.Pressed, "#decide-later")
+    def _decide_later(self) -> None:
+        self.action_decide_later()
+
+    @on(Button.Pressed, "#approve")
+    def _approve_step_one(self) -> None:
+        """First step of approving: only reveals the confirmation prompt."""
+        if self.read_only:
+            return
+        self.query_one("#choices").add_class("-hidden")
+        self.query_one("#confirm-label").remove_class("-hidden")
+        self.query_one("#confirm-row").remove_class("-hidden")
+        self.query_one("#confirm-input", Input).focus()
+
+    @on(Button.Pressed, "#confirm-back")
+    def _approve_back(self) -> None:
+        self.query_one("#confirm-input", Input).value = ""
+        self.query_one("#confirm-label").add_class("-hidden")
+        self.query_one("#confirm-row").add_class("-hidden")
+        self.query_one("#choices").remove_class("-hidden")
+        self.query_one("#decide-later", Button).focus()
+
+    def _confirm_typed(self) -> bool:
+        inputs = self.query("#confirm-input").results(Input)
+        return any(i.value.strip().lower() == CONFIRM_WORD for i in inputs)
+
+    @on(Input.Changed, "#confirm-input")
+    def _confirm_changed(self) -> None:
+        self.query_one("#confirm-approve", Button).disabled = (
+            self.in_flight or not self._confirm_typed()
+        )
+
+    @on(Input.Submitted, "#confirm-input")
+    @on(Button.Pressed, "#confirm-approve")
+    def _approve_confirmed(self) -> None:
+        if self._confirm_typed():
+            self._decide("approve")
+
+    @on(Button.Pressed, "#reject")
+    def _reject(self) -> None:
+        self._decide("reject")
+
+    def _decide(self, decision: str) -> None:
+        if self.read_only or self.in_flight or self._sent is not None:
+            return
+        if self.proposal is None or str(self.proposal.status) != "pending":
+            return
+        # One key per decision for the modal's lifetime: a retry replays, never duplicates.
+        key = self._keys.setdefault(decision, str(uuid.uuid4()))
+        self.in_flight = True
+        self._post(decision, key, self.query_one("#comment", Input).value.strip() or None)
+
+    @work(exclusive=True, group="proposal-decision", exit_on_error=False)
+    async def _post(self, decision: str, key: str, comment: str | None) -> None:
+        proposal = self.proposal
+        assert proposal is not None
+        client = shell(self).client
+        error = self.query_one("#proposal-error", Static)
+        try:
+            if decision == "approve":
+                result = await client.approve(
+                    proposal.proposal_id, comment=comment, idempotency_key=key
+                )
+            else:
+                result = await client.reject(
+                    proposal.proposal_id, comment=comment, idempotency_key=key
+                )
+        except Conflict as exc:
+            if exc.code == "idempotency.in_flight":
+                # Our own earlier press is still being processed: same key, try again later.
+                error.update(Text("Your decision is still being processed; press again."))
+                error.remove_class("-hidden")
+                self.in_flight = False
+                return
+            self._sent = "conflict"
+            if exc.current is not None:
+                self._by_someone_else = True
+                self.proposal = exc.current
+                return
+            if exc.code == "proposal.expired":
+                message = (
+                    f"This proposal EXPIRED and was {safe(proposal.on_expiry)}ed as its expiry "
+                    "rule says. Your decision was not applied."
+                )
+            else:
+                message = f"Not decided: {safe(str(exc))}"
+            error.update(Text(message))
+            error.remove_class("-hidden")
+            self._close_choices()
+            return
+        except ItoError as exc:
+            error.update(
+                Text(f"Could not send the decision: {safe(str(exc))}. Press again to retry.")
+            )
+            error.remove_class("-hidden")
+            self.in_flight = False
+            return
+        self._sent = decision
+        self.proposal = result
+        self.in_flight = False

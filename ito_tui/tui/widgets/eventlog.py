@@ -1,0 +1,132 @@
+"""The event log panel: bounded, newest last, filtered by kind and searched by text.
+
+The log itself (`state.EventLog`) is bounded and owned by the screen's tracker; this
+widget only draws the tail that fits, so its cost does not grow with the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ito_tui.textsafe import one_line
+
+FILTERS: tuple[str | None, ...] = (None, "gates", "faults", "checkpoints", "proposals", "budget")
+"""Kind filters in the order the filter key cycles them; None shows all."""
+
+
+class LogEntry(Protocol):
+    """What the widget reads of a `state.EventLog` entry."""
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def severity(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+EntrySource = Callable[[str | None, str | None], Sequence[Any]]
+"""`source(kind, query)` -> matching entries, oldest first."""
+
+
+class EventLogView(Widget, can_focus=True):
+    """The tail of the run's event log that fits the widget; scroll back with page keys."""
+
+    DEFAULT_CSS = """
+    EventLogView { height: 1fr; padding: 0 1; }
+    EventLogView > .eventlog--seq { color: $text-muted; }
+    EventLogView > .eventlog--warning { color: $warning; }
+    EventLogView > .eventlog--error { color: $gate-failed; text-style: bold; }
+    EventLogView > .eventlog--human { color: $needs-human; text-style: bold; }
+    """
+    COMPONENT_CLASSES = {"eventlog--seq", "eventlog--warning", "eventlog--error", "eventlog--human"}
+
+    BINDINGS = [
+        Binding(
+            "pageup",
+            "scroll_log(1)",
+            "Older",
+            show=False,
+            id="eventlog.older",
+            tooltip="Show older events",
+        ),
+        Binding(
+            "pagedown",
+            "scroll_log(-1)",
+            "Newer",
+            show=False,
+            id="eventlog.newer",
+            tooltip="Show newer events",
+        ),
+        Binding(
+            "end",
+            "scroll_log(0)",
+            "Newest",
+            show=False,
+            id="eventlog.newest",
+            tooltip="Jump to the newest event",
+        ),
+    ]
+
+    version: reactive[int] = reactive(0)
+    """Bump when the log gained entries."""
+    kind: reactive[str | None] = reactive(None)
+    """Kind filter (gates, faults, checkpoints, proposals, budget) or None for all."""
+    search: reactive[str] = reactive("")
+    """Case-insensitive text search; empty shows everything."""
+    back: reactive[int] = reactive(0)
+    """Pages scrolled back from the newest entry (0 follows the tail)."""
+
+    def __init__(
+        self,
+        source: EntrySource,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.source = source
+
+    def action_scroll_log(self, pages: int) -> None:
+        self.back = 0 if pages == 0 else max(0, self.back + pages)
+
+    @property
+    def filter_label(self) -> str:
+        label = self.kind or "all"
+        return f"{label} · “{self.search}”" if self.search else label
+
+    def render(self) -> RenderableType:
+        height = max(1, self.size.height)
+        entries = self.source(self.kind, self.search or None)
+        if not entries:
+            return Text(f"No events match ({self.filter_label}).", style="dim")
+        end = max(height, len(entries) - self.back * height)
+        shown = entries[max(0, end - height) : end]
+        seq_style = self.get_component_rich_style("eventlog--seq", partial=True)
+        styles = {
+            "warning": self.get_component_rich_style("eventlog--warning", partial=True),
+            "error": self.get_component_rich_style("eventlog--error", partial=True),
+            "human": self.get_component_rich_style("eventlog--human", partial=True),
+        }
+        width = max(20, self.size.width - 2)
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for i, entry in enumerate(shown):
+            if i:
+                out.append("\n")
+            out.append(f"{entry.seq:>6} ", style=seq_style)
+            body = one_line(f"{entry.type}  {entry.text}", max_len=width - 7)
+            out.append(body, style=styles.get(str(entry.severity), ""))
+        return out

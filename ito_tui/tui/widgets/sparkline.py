@@ -1,0 +1,188 @@
+"""A pre-bucketed, single-style text sparkline: per-column min/max range bars plus labels.
+
+Textual's own Sparkline redraws over its whole data and writes a colour sequence per bar.
+This one draws a `SeriesView` that `state.TelemetrySeries` already bucketed to the chart
+width, so a frame costs O(width) whatever the history, and each chart row is one span.
+Each column keeps its bucket's minimum and maximum, so a dip or a spike inside a bucket
+stays visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+LOWER = " ▁▂▃▄▅▆▇█"
+MARKER = "↶"
+SHADE = "▒"
+
+
+@dataclass(frozen=True)
+class ChartData:
+    """One chart's worth of already-bucketed data (one entry per column)."""
+
+    lows: Sequence[float | None]
+    highs: Sequence[float | None]
+    value: float | None = None
+    """The latest value."""
+    vmin: float | None = None
+    """Minimum over the shown window."""
+    vmax: float | None = None
+    """Maximum over the shown window."""
+    markers: Sequence[int] = field(default_factory=tuple)
+    """Column indices to mark (e.g. where a rollback rewound the step counter)."""
+    note: str | None = None
+    """Shown instead of the value when the metric has no meaning (e.g. `n/a (fp8)`)."""
+
+
+def _level(value: float, lo: float, hi: float, levels: int) -> float:
+    if hi <= lo:
+        return levels / 2
+    return (value - lo) / (hi - lo) * levels
+
+
+def _filled(data: ChartData) -> tuple[list[float | None], list[float | None]]:
+    """Columns with no sample between two that have one repeat the previous column.
+
+    A sparse window (fewer samples than columns) would otherwise draw as a comb.
+    """
+    lows, highs = list(data.lows), list(data.highs)
+    known = [i for i, v in enumerate(highs) if v is not None]
+    if not known:
+        return lows, highs
+    for i in range(known[0] + 1, known[-1]):
+        if highs[i] is None:
+            lows[i] = highs[i] = highs[i - 1]
+    return lows, highs
+
+
+def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[str]:
+    """The chart as `rows` strings (top first), one character per column.
+
+    An area chart: each column is filled from the bottom up to its bucket's maximum;
+    cells that only the maximum reaches (above the bucket's minimum) are shaded, so a
+    spike or a dip inside a bucket stays visible. `floor` pins the bottom of the scale
+    (e.g. 0 for fractions); otherwise the window minimum is the bottom.
+    """
+    width = len(data.highs)
+    lo = data.vmin if floor is None else min(floor, data.vmin if data.vmin is not None else floor)
+    hi = data.vmax
+    grid = [[" "] * width for _ in range(rows)]
+    if lo is None or hi is None:
+        return ["".join(r) for r in grid]
+    levels = rows * 8
+    lows, highs = _filled(data)
+    for col in range(width):
+        top_v, bot_v = highs[col], lows[col]
+        if top_v is None:
+            continue
+        top = max(1, min(levels, round(_level(top_v, lo, hi, levels))))
+        solid = min(top, int(_level(bot_v if bot_v is not None else top_v, lo, hi, levels)))
+        for r in range(rows):
+            cell_lo, cell_hi = r * 8, r * 8 + 8
+            if top <= cell_lo:
+                break
+            if top < cell_hi:
+                ch = LOWER[top - cell_lo]
+            elif solid >= cell_hi or top - solid < 8:
+                ch = "█"
+            else:
+                ch = SHADE
+            grid[rows - 1 - r][col] = ch
+    for col in data.markers:
+        if 0 <= col < width:
+            grid[0][col] = MARKER
+    return ["".join(r) for r in grid]
+
+
+Formatter = Callable[[float | None], str]
+
+
+def default_format(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if abs(value) >= 100_000:
+        for unit, div in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+            if abs(value) >= div:
+                return f"{value / div:.1f}{unit}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if value != 0 and abs(value) < 0.01:
+        return f"{value:.1e}"
+    return f"{value:.3g}"
+
+
+class TextSparkline(Widget):
+    """A labelled sparkline. It pulls a `ChartData` for its own width when it renders.
+
+    `source(width)` is only called while the widget is on screen; bump `version` to redraw.
+    """
+
+    DEFAULT_CSS = """
+    TextSparkline { height: 2; width: 1fr; }
+    TextSparkline > .sparkline--chart { color: $accent; }
+    TextSparkline > .sparkline--label { color: $text-muted; }
+    TextSparkline > .sparkline--value { text-style: bold; }
+    """
+    COMPONENT_CLASSES = {"sparkline--chart", "sparkline--label", "sparkline--value"}
+
+    LABEL_WIDTH = 11
+    STATS_WIDTH = 15
+
+    version: reactive[int] = reactive(0)
+    """Bump to redraw (the widget re-reads its source)."""
+
+    def __init__(
+        self,
+        label: str,
+        source: Callable[[int], ChartData],
+        *,
+        sublabel: str = "",
+        fmt: Formatter = default_format,
+        floor: float | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.label = label
+        self.sublabel = sublabel
+        self.source = source
+        self.fmt = fmt
+        self.floor = floor
+
+    @property
+    def stats_width(self) -> int:
+        return self.STATS_WIDTH if self.size.width >= 60 else self.STATS_WIDTH - 3
+
+    def chart_width(self) -> int:
+        return max(4, self.size.width - self.LABEL_WIDTH - self.stats_width - 1)
+
+    def render(self) -> RenderableType:
+        rows = max(1, self.size.height)
+        data = self.source(self.chart_width())
+        chart = chart_rows(data, rows, self.floor)
+        label_style = self.get_component_rich_style("sparkline--label", partial=True)
+        chart_style = self.get_component_rich_style("sparkline--chart", partial=True)
+        value_style = self.get_component_rich_style("sparkline--value", partial=True)
+        value = data.note if data.note is not None else self.fmt(data.value)
+        span = f"{self.fmt(data.vmin)}–{self.fmt(data.vmax)}" if data.vmax is not None else ""
+        labels = [self.label, self.sublabel]
+        stats: list[tuple[str, object]] = [(value, value_style), (span, label_style)]
+        if rows == 1:
+            stats = [(f"{value} {span}".strip(), value_style)]
+        out = Text()
+        for r in range(rows):
+            if r:
+                out.append("\n")
+            label = labels[r] if r < len(labels) else ""
+            out.append(f"{label[: self.LABEL_WIDTH - 1]:<{self.LABEL_WIDTH}}", style=label_style)
+            out.append(chart[r], style=chart_style)
+            text, style = stats[r] if r < len(stats) else ("", label_style)
+            out.append(f" {text[: self.stats_width]:<{self.stats_width}}", style=style)  # type: ignore[arg-type]
+        return out

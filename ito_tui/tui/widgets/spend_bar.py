@@ -1,0 +1,58 @@
+"""Spend against budget as a one-line bar with the 80% and 95% marks."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from .runfmt import usd
+
+MARKS = (0.80, 0.95)
+"""Budget warning thresholds drawn on the bar."""
+
+
+def spend_bar_text(spent: Decimal, budget: Decimal, width: int) -> str:
+    """`████▒▒░░│░│ $4,120/$10,000 41%` — the bar with marks at 80% and 95%."""
+    label = f" {usd(spent)}/{usd(budget)}"
+    frac = float(spent / budget) if budget > 0 else 0.0
+    label += f" {frac * 100:.0f}%"
+    cells = max(6, width - len(label))
+    filled = min(cells, round(frac * cells))
+    chars = ["█" if i < filled else "░" for i in range(cells)]
+    for mark in MARKS:
+        i = min(cells - 1, int(mark * cells))
+        chars[i] = "┃" if i < filled else "│"
+    return "".join(chars) + label
+
+
+class SpendBar(Widget):
+    """Spend vs budget; `-warn` past 80%, `-critical` past 95%."""
+
+    DEFAULT_CSS = """
+    SpendBar { height: 1; width: 1fr; }
+    SpendBar.-warn { color: $warning; }
+    SpendBar.-critical { color: $gate-failed; text-style: bold; }
+    """
+
+    spent: reactive[Decimal] = reactive(Decimal(0))
+    budget: reactive[Decimal] = reactive(Decimal(0))
+
+    def _update_classes(self) -> None:
+        frac = float(self.spent / self.budget) if self.budget > 0 else 0.0
+        self.set_class(MARKS[0] <= frac < MARKS[1], "-warn")
+        self.set_class(frac >= MARKS[1], "-critical")
+
+    def watch_spent(self) -> None:
+        self._update_classes()
+
+    def watch_budget(self) -> None:
+        self._update_classes()
+
+    def render(self) -> RenderableType:
+        if self.budget <= 0:
+            return Text("spend –")
+        return Text(spend_bar_text(self.spent, self.budget, self.size.width))

@@ -1,0 +1,189 @@
+"""Detail of one stage: data prep summaries, ladder decision, plan and gate battery table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ito_tui.contract import Gate, Plan, Stage
+
+from .runfmt import STATE_GLYPHS, STATE_WORDS, count, duration, elapsed, literal, safe, stage_label
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a payload model or a summary dict (the backend may send either)."""
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def gate_table(gate: Gate, pass_style: Style | str = "", fail_style: Style | str = "") -> Table:
+    """The gate battery as a table: benchmark, metric, value ± stderr, threshold, ref, verdict."""
+    table = Table(box=None, pad_edge=False, show_edge=False, expand=False, header_style="bold")
+    for name, justify in (
+        ("benchmark", "left"),
+        ("metric", "left"),
+        ("value ± se", "right"),
+        ("threshold", "left"),
+        ("ref", "right"),
+        ("result", "left"),
+    ):
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in gate.results:
+        ref = "–" if r.reference_value is None else f"{r.reference_value:.3f}"
+        verdict = Text("✓ pass", style=pass_style) if r.passed else Text("✗ FAIL", style=fail_style)
+        table.add_row(
+            literal(r.benchmark),
+            literal(r.metric),
+            f"{r.value:.3f} ± {r.stderr:.3f}",
+            Text(f"{r.comparator} {r.threshold:.3f} {safe(r.rule)}"),
+            ref,
+            verdict,
+        )
+    return table
+
+
+def plan_lines(plan: Plan) -> list[Text]:
+    mfu = "n/a (fp8)" if plan.est_mfu_frac is None else f"{plan.est_mfu_frac * 100:.0f}%"
+    lines = [
+        Text(
+            f"world {plan.world_size} = dp {plan.dp_replicate}×{plan.dp_shard} "
+            f"tp {plan.tp} pp {plan.pp} cp {plan.cp}"
+        ),
+        Text(
+            f"{safe(plan.precision)} · act-ckpt {safe(plan.activation_checkpoint)} · "
+            f"compile {'on' if plan.compile else 'off'} · ft {safe(plan.fault_tolerance)}"
+        ),
+        Text(
+            f"mem {plan.est_mem_per_gpu_gib:.0f}/{plan.hbm_per_gpu_gib:.0f} GiB · "
+            f"{plan.est_tokens_per_s_per_gpu:,.0f} tok/s/GPU · MFU {mfu} · "
+            f"batch {count(plan.global_batch_tokens)} tok"
+        ),
+    ]
+    lines.extend(Text("· ") + literal(reason) for reason in plan.rationale)
+    return lines
+
+
+def data_lines(summaries: Mapping[str, Any]) -> list[Text]:
+    lines: list[Text] = []
+    manifest = summaries.get("manifest")
+    if manifest is not None:
+        lines.append(
+            Text(
+                f"manifest: {count(_get(manifest, 'documents'))} docs, "
+                f"{count(_get(manifest, 'tokens'))} tokens, {_get(manifest, 'shards', 0)} shards"
+            )
+        )
+    dedup = summaries.get("dedup")
+    if dedup is not None:
+        frac = float(_get(dedup, "removed_frac", 0.0))
+        lines.append(
+            Text(
+                f"dedup ({safe(_get(dedup, 'method', 'minhash'))}): removed {frac * 100:.1f}% "
+                f"({count(_get(dedup, 'documents_before'))} → "
+                f"{count(_get(dedup, 'documents_after'))} docs)"
+            )
+        )
+    decontam = summaries.get("decontam")
+    if decontam is not None:
+        per = _get(decontam, "per_benchmark", {}) or {}
+        lines.append(
+            Text(f"decontamination: {_get(decontam, 'removed_documents', 0)} docs removed")
+        )
+        lines.extend(Text(f"  {safe(name)}: {n}") for name, n in sorted(per.items()))
+    return lines
+
+
+def ladder_lines(ladder: Any) -> list[Text]:
+    decision = safe(_get(ladder, "decision", "?"))
+    text = [Text(f"150M-ladder decision: {decision.upper()}", style="bold")]
+    ref, cand = _get(ladder, "reference_loss"), _get(ladder, "candidate_loss")
+    if ref is not None and cand is not None:
+        text.append(Text(f"candidate loss {cand:.3f} vs reference {ref:.3f}"))
+    detail = _get(ladder, "detail", "")
+    if detail:
+        text.append(literal(detail))
+    return text
+
+
+class StageDetail(Widget):
+    """Everything known about the selected stage. Data arrives through reactives."""
+
+    DEFAULT_CSS = """
+    StageDetail { height: auto; padding: 0 1; }
+    StageDetail > .detail--pass { color: $gate-passed; }
+    StageDetail > .detail--fail { color: $gate-failed; text-style: bold; }
+    StageDetail > .detail--title { text-style: bold; }
+    """
+    COMPONENT_CLASSES = {"detail--pass", "detail--fail", "detail--title"}
+
+    stage: reactive[Stage | None] = reactive(None, always_update=True, layout=True)
+    """The selected stage."""
+    summaries: reactive[Mapping[str, Any]] = reactive(dict, always_update=True, layout=True)
+    """Data summaries by name: manifest, dedup, decontam, ladder."""
+    plan: reactive[Plan | None] = reactive(None, always_update=True, layout=True)
+    """The run's plan (shown for the plan stage)."""
+
+    def render(self) -> RenderableType:
+        stage = self.stage
+        if stage is None:
+            return Text("Select a stage.")
+        state = str(stage.state)
+        parts: list[RenderableType] = []
+        title = Text(
+            f"{STATE_GLYPHS.get(state, '?')} {stage_label(stage.name)} — "
+            f"{STATE_WORDS.get(state, safe(state))}",
+            style=self.get_component_rich_style("detail--title", partial=True),
+        )
+        took = elapsed(stage.started_at, stage.ended_at)
+        if took:
+            title.append(f" · took {took}")
+        parts.append(title)
+        name = str(stage.name)
+        if state == "skipped":
+            parts.append(Text("Skipped: not part of this run's spec."))
+        if stage.progress is not None and stage.progress.total_tokens:
+            p = stage.progress
+            parts.append(
+                Text(
+                    f"step {p.step:,}/{p.total_steps:,} · {count(p.tokens)}/"
+                    f"{count(p.total_tokens)} tokens · ETA {duration(p.eta_s)}"
+                )
+            )
+        if name == "data_prep":
+            parts.extend(data_lines(self.summaries) or [Text("No data summaries yet.")])
+        elif name == "ladder":
+            ladder = self.summaries.get("ladder")
+            parts.extend(ladder_lines(ladder) if ladder is not None else [Text("No decision yet.")])
+        elif name == "plan":
+            parts.extend(plan_lines(self.plan) if self.plan else [Text("No plan selected yet.")])
+        for key, value in sorted(stage.summary.items()):
+            if not isinstance(value, dict | list):
+                parts.append(literal(f"{key}: {value}", style="dim"))
+        if stage.gate is not None:
+            gate = stage.gate
+            parts.append(
+                Text(
+                    f"\ngate {safe(gate.gate_id)} · battery {safe(gate.battery_id)} · "
+                    f"{safe(gate.status)}",
+                    style="bold",
+                )
+            )
+            if gate.results:
+                parts.append(
+                    gate_table(
+                        gate,
+                        self.get_component_rich_style("detail--pass", partial=True),
+                        self.get_component_rich_style("detail--fail", partial=True),
+                    )
+                )
+            else:
+                parts.append(Text("no results yet"))
+        return Group(*parts)

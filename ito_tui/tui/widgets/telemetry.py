@@ -1,0 +1,191 @@
+"""The telemetry panel: one labelled sparkline per metric, fed by bounded series.
+
+`TelemetryCharts` (plain Python, no widgets) reads the run's `state.TelemetryBank` (a
+bounded `TelemetrySeries` per metric); `TelemetryPanel` draws the metrics that matter for
+the current stage. A chart only asks its series for a view when it is painted, so a hidden
+panel costs nothing, and memory stays bounded whatever the run's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ito_tui.contract import TelemetrySample
+from ito_tui.state import TelemetryBank
+
+from .sparkline import ChartData, TextSparkline, default_format
+
+WINDOWS: tuple[tuple[str, float | None], ...] = (("15 min", 900.0), ("6 h", 21600.0), ("run", None))
+"""Time windows the window key cycles through (label, seconds or None for the whole run)."""
+
+RL_STAGES = frozenset({"rlvr"})
+LOSS_LABELS = {"sft": "SFT loss", "dpo": "DPO loss", "rlvr": "RL loss"}
+
+
+def _pct(v: float | None) -> str:
+    return "–" if v is None else f"{v * 100:.1f}%"
+
+
+def _gib(v: float | None) -> str:
+    return "–" if v is None else f"{v:.0f} GiB"
+
+
+def _usd(v: float | None) -> str:
+    return "–" if v is None else f"${v:,.0f}" if v >= 100 else f"${v:,.2f}"
+
+
+def _steps(v: float | None) -> str:
+    return "–" if v is None else f"{v:.0f} st"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One chart: which `TelemetryBank` series, how to label and format it."""
+
+    key: str
+    label: str
+    sublabel: str = ""
+    fmt: Callable[[float | None], str] = default_format
+    floor: float | None = None
+    rl: bool = False
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("loss", "loss"),
+    Metric("goodput", "goodput", "ML prod.", _pct, 0.0),
+    Metric("goodput_runtime", "goodput", "runtime", _pct, 0.0),
+    Metric("tokens_per_s_per_gpu", "tok/s/GPU"),
+    Metric("mfu", "MFU", "", _pct, 0.0),
+    Metric("mem_gib", "memory", "per GPU", _gib, 0.0),
+    Metric("interruptions_per_1k", "interrupts", "/1k GPU-h", floor=0.0),
+    Metric("ckpt_write_gb_per_s", "ckpt write", "GB/s", floor=0.0),
+    Metric("spend_usd", "spend", "", _usd),
+    Metric("rl_reward", "reward", "mean", rl=True),
+    Metric("rl_entropy", "entropy", rl=True),
+    Metric("rl_staleness", "staleness", "", _steps, 0.0, rl=True),
+    Metric("rl_filtered_frac", "DAPO drop", "dyn.sample", _pct, 0.0, rl=True),
+    Metric("rl_ess", "ESS", "", _pct, 0.0, rl=True),
+)
+
+
+class TelemetryCharts:
+    """Turns a `state.TelemetryBank` into chart data, plus what the labels need (HBM, fp8)."""
+
+    def __init__(self, bank: TelemetryBank) -> None:
+        self.bank = bank
+        self.hbm_gib: float | None = None
+        self.fp8 = False
+
+    def ingest_backfill(self, samples: Iterable[TelemetrySample]) -> None:
+        """Append a `GET /telemetry` page, oldest first, skipping what the bank has."""
+        last_x = self.bank["loss"].last_x
+        for sample in sorted(samples, key=lambda s: s.seq):
+            x = sample.ts.timestamp()
+            if last_x is None or x > last_x:
+                self.bank.ingest(sample, x)
+
+    @property
+    def rewind_count(self) -> int:
+        return sum(1 for _x, label in self.bank["loss"].markers if label.startswith("rewind"))
+
+    def chart(self, key: str, width: int, window: float | None) -> ChartData:
+        """The `key` series bucketed to `width` columns over the last `window` seconds."""
+        series = self.bank[key]
+        view = series.view(width, window)
+        note = None
+        if key == "mfu" and self.fp8 and series.last is None:
+            note = "n/a (fp8)"
+        return ChartData(
+            lows=[None if c is None else c.min for c in view.columns],
+            highs=[None if c is None else c.max for c in view.columns],
+            value=view.last,
+            vmin=view.min,
+            vmax=view.max,
+            markers=[col for col, label in view.markers if label.startswith("rewind")],
+            note=note,
+        )
+
+
+class TelemetryPanel(VerticalScroll):
+    """Sparklines for the metrics of the current stage; RLVR adds the async-RL metrics."""
+
+    DEFAULT_CSS = """
+    TelemetryPanel { height: 1fr; }
+    TelemetryPanel > #telemetry-caption { height: 1; color: $text-muted; padding: 0 1; }
+    TelemetryPanel > TextSparkline { height: 2; padding: 0 1; }
+    TelemetryPanel > TextSparkline.-rl { display: none; }
+    TelemetryPanel.-rl > TextSparkline.-rl { display: block; }
+    """
+
+    version: reactive[int] = reactive(0)
+    """Bump after new samples: every visible chart re-reads its series."""
+    window_index: reactive[int] = reactive(0)
+    """Index into `WINDOWS`."""
+    stage: reactive[str | None] = reactive(None)
+    """The current stage (RLVR shows RL metrics; SFT/DPO relabel the loss)."""
+
+    def __init__(self, charts: TelemetryCharts, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.charts = charts
+
+    @property
+    def window(self) -> float | None:
+        return WINDOWS[self.window_index][1]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="telemetry-caption", markup=False)
+        for metric in METRICS:
+            yield TextSparkline(
+                metric.label,
+                self._source(metric.key),
+                sublabel=metric.sublabel,
+                fmt=metric.fmt,
+                floor=metric.floor,
+                id=f"spark-{metric.key}",
+                classes="-rl" if metric.rl else "",
+            )
+
+    def _source(self, key: str) -> Callable[[int], ChartData]:
+        return lambda width: self.charts.chart(key, width, self.window)
+
+    def on_mount(self) -> None:
+        self._caption()
+
+    def _caption(self) -> None:
+        label = WINDOWS[self.window_index][0]
+        rewinds = self.charts.rewind_count
+        note = f" · ↶ {rewinds} rewind{'s' if rewinds != 1 else ''}" if rewinds else ""
+        self.query_one("#telemetry-caption", Static).update(f"window: {label} (w cycles){note}")
+
+    def cycle_window(self) -> None:
+        self.window_index = (self.window_index + 1) % len(WINDOWS)
+
+    def watch_window_index(self) -> None:
+        self._redraw()
+
+    def watch_version(self) -> None:
+        self._redraw()
+
+    def watch_stage(self, stage: str | None) -> None:
+        self.set_class(stage in RL_STAGES, "-rl")
+        loss = self.query("#spark-loss").results(TextSparkline)
+        for chart in loss:
+            chart.label = LOSS_LABELS.get(stage or "", "loss")
+            chart.refresh()
+
+    def _redraw(self) -> None:
+        if not self.is_mounted:
+            return
+        self._caption()
+        mem = self.query_one("#spark-mem_gib", TextSparkline)
+        hbm = self.charts.hbm_gib
+        mem.sublabel = f"of {hbm:.0f} GiB" if hbm else "per GPU"
+        for chart in self.query(TextSparkline):
+            if chart.display:
+                chart.refresh()

@@ -1,0 +1,465 @@
+"""Deterministic data and a fake client for the pipeline snapshot tests (no network).
+
+`FakeClient` implements the part of `ItoClient` the run screens use, returning fixed
+contract models and a scripted event list; it records every decision and cancel it is
+asked for, so tests can assert on what "the backend" received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ito_tui.client.errors import Conflict
+from ito_tui.contract import (
+    EventBase,
+    Problem,
+    Proposal,
+    Run,
+    RunSummary,
+    TelemetryPage,
+    TelemetrySample,
+    make_event,
+)
+
+RUN_ID = "run_7f3a9c"
+BOOKING_ID = "bk_h100_0421"
+T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
+NOW = T0 + timedelta(hours=3)
+
+PLAN: dict[str, Any] = {
+    "world_size": 64,
+    "dp_replicate": 1,
+    "dp_shard": 64,
+    "tp": 1,
+    "pp": 1,
+    "cp": 1,
+    "precision": "bf16",
+    "activation_checkpoint": "selective",
+    "compile": True,
+    "fault_tolerance": "torchft_hsdp",
+    "local_batch_seqs": 2,
+    "global_batch_tokens": 1_048_576,
+    "est_mem_per_gpu_gib": 61.5,
+    "hbm_per_gpu_gib": 80.0,
+    "est_tokens_per_s_per_gpu": 7800.0,
+    "est_mfu_frac": 0.38,
+    "rationale": [
+        "8B fits in 80 GiB with FSDP over 64 GPUs; TP not needed",
+        "selective activation checkpointing keeps memory under 80%",
+    ],
+}
+
+
+def spend(usd: str, budget: str = "25000.00") -> dict[str, Any]:
+    return {
+        "gpu_hours": float(usd) / 2.5,
+        "usd_spent": usd,
+        "usd_committed": usd,
+        "budget_usd": budget,
+    }
+
+
+def run_snapshot(**extra: Any) -> Run:
+    body: dict[str, Any] = {
+        "run_id": RUN_ID,
+        "booking_id": BOOKING_ID,
+        "spec": {
+            "booking_id": BOOKING_ID,
+            "model_size": "8B",
+            "data_ref": "catalog://fineweb-edu@2024-10",
+            "target_capability": "general-chat",
+            "budget_usd": "25000.00",
+        },
+        "state": "queued",
+        "spend": spend("0.00"),
+        "last_event_seq": 0,
+        "created_at": T0.isoformat(),
+        "updated_at": T0.isoformat(),
+        "operator": "alice",
+    }
+    body.update(extra)
+    return Run.model_validate(body)
+
+
+def sample(
+    seq: int, step: int, t: datetime, loss: float, stage: str = "pretrain"
+) -> dict[str, Any]:
+    return {
+        "seq": seq,
+        "ts": t.isoformat(),
+        "stage": stage,
+        "step": step,
+        "tokens_seen": step * 1_048_576,
+        "loss": loss,
+        "loss_z": 0.3,
+        "grad_norm": 1.0 + 0.1 * math.sin(step / 40),
+        "lr": 3e-4,
+        "tokens_per_s_per_gpu": 7600.0 + 300 * math.sin(step / 25),
+        "mfu_frac": 0.36 + 0.02 * math.sin(step / 30),
+        "mem_max_reserved_gib": 61.0 + 2 * math.sin(step / 50),
+        "goodput": {
+            "scheduling_frac": 1.0,
+            "runtime_frac": 0.97 - (0.1 if 380 < step < 420 else 0.0),
+            "program_frac": 0.9,
+            "ml_productivity_frac": 0.86 - (0.12 if 380 < step < 420 else 0.0),
+        },
+        "interruptions_total": 1 if step > 400 else 0,
+        "interruptions_per_1k_gpu_hours": 0.0 if step <= 400 else 2.4,
+        "checkpoint": {
+            "last_step": step - step % 100,
+            "size_gb": 96.0,
+            "write_gb_per_s": 3.1 + 0.4 * math.sin(step / 60),
+        },
+        "spend_usd": f"{2000 + step * 12.5:.2f}",
+    }
+
+
+def loss_at(step: int) -> float:
+    return 2.1 + 2.6 * math.exp(-step / 180) + 0.04 * math.sin(step / 7)
+
+
+def gate(stage: str, status: str, results: list[tuple[str, float, float, bool]]) -> dict[str, Any]:
+    return {
+        "gate_id": f"gate_{stage}_01",
+        "stage": stage,
+        "battery_id": f"{stage}-general-v3",
+        "status": status,
+        "results": [
+            {
+                "benchmark": b,
+                "metric": "acc",
+                "value": v,
+                "stderr": 0.012,
+                "threshold": th,
+                "comparator": ">=",
+                "rule": "absolute",
+                "reference_value": th + 0.02,
+                "passed": ok,
+            }
+            for b, v, th, ok in results
+        ],
+    }
+
+
+class Script:
+    """Builds an event list with increasing seq and time."""
+
+    def __init__(self) -> None:
+        self.events: list[EventBase] = []
+        self.t = T0
+
+    def add(
+        self, type_: str, data: dict[str, Any], *, dt: float = 60.0, stage: str | None = None
+    ) -> None:
+        self.t += timedelta(seconds=dt)
+        self.events.append(
+            make_event(
+                type_,
+                seq=len(self.events) + 1,
+                run_id=RUN_ID,
+                ts=self.t.isoformat(),
+                data=data,
+                stage=stage,
+            )
+        )
+
+
+def pretrain_script(*, up_to_step: int = 520, spike: bool = False) -> Script:
+    """A run through data prep, ladder and plan into pretrain with telemetry."""
+    s = Script()
+    s.add("run.accepted", {"booking_id": BOOKING_ID, "state": "queued"})
+    s.add("run.state_changed", {"from_state": "queued", "to_state": "running"})
+    s.add("stage.started", {"stage": "data_prep"}, stage="data_prep")
+    s.add(
+        "data.manifest_ready", {"documents": 41_200_000, "tokens": 160_000_000_000, "shards": 2048}
+    )
+    s.add(
+        "data.dedup_completed",
+        {"documents_before": 41_200_000, "documents_after": 37_900_000, "removed_frac": 0.08},
+    )
+    s.add(
+        "data.decontam_completed",
+        {"per_benchmark": {"mmlu": 112, "gsm8k": 37, "humaneval": 4}, "removed_documents": 153},
+    )
+    s.add("stage.completed", {"stage": "data_prep"}, stage="data_prep")
+    s.add("stage.skipped", {"stage": "ladder", "reason": "curated data"}, stage="ladder")
+    s.add("stage.started", {"stage": "plan"}, stage="plan")
+    s.add("plan.selected", {"plan": PLAN})
+    s.add("stage.completed", {"stage": "plan"}, stage="plan")
+    s.add(
+        "stage.started",
+        {"stage": "pretrain", "total_steps": 1200, "total_tokens": 1200 * 1_048_576},
+        stage="pretrain",
+    )
+    for step in range(10, up_to_step + 1, 10):
+        seq = len(s.events) + 1
+        s.add("telemetry", sample(seq, step, s.t + timedelta(seconds=30), loss_at(step)), dt=30)
+        if step % 100 == 0:
+            s.add(
+                "checkpoint.saved",
+                {
+                    "checkpoint": {
+                        "checkpoint_id": f"ckpt_{step:05d}",
+                        "stage": "pretrain",
+                        "step": step,
+                        "created_at": s.t.isoformat(),
+                        "size_gb": 96.0,
+                        "blocking_s": 4.8,
+                        "persist_s": 31.0,
+                    },
+                    "write_gb_per_s": 3.1,
+                },
+                dt=5,
+            )
+        if step == 400:
+            s.add(
+                "fault.detected",
+                {
+                    "fault_id": "f1",
+                    "kind": "node_failure",
+                    "node": "gpu-node-07",
+                    "step": 400,
+                    "detected_after_s": 95.0,
+                },
+                dt=5,
+            )
+            s.add(
+                "fault.recovered",
+                {
+                    "fault_id": "f1",
+                    "kind": "node_failure",
+                    "node": "gpu-node-07",
+                    "resumed_after_s": 1080.0,
+                    "lost_steps": 40,
+                    "resumed_from_step": 400,
+                },
+                dt=5,
+            )
+            s.add(
+                "slo.breached",
+                {"slo": "resume", "fault_id": "f1", "value_s": 1080.0, "limit_s": 900.0},
+                dt=1,
+            )
+        if step % 40 == 0:
+            s.add(
+                "stage.progress",
+                {
+                    "stage": "pretrain",
+                    "progress": {
+                        "step": step,
+                        "total_steps": 1200,
+                        "tokens": step * 1_048_576,
+                        "total_tokens": 1200 * 1_048_576,
+                        "frac": step / 1200,
+                        "eta_s": (1200 - step) * 30.0,
+                    },
+                },
+                dt=1,
+            )
+    if spike:
+        s.add(
+            "loss.spike_detected",
+            {
+                "step": up_to_step + 3,
+                "loss": 7.9,
+                "loss_z": 8.4,
+                "window": 128,
+                "action": "escalated",
+            },
+            dt=5,
+        )
+        s.add("proposal.created", {"proposal": proposal_body()}, dt=1)
+        s.add("run.state_changed", {"from_state": "running", "to_state": "awaiting_approval"}, dt=1)
+    return s
+
+
+def proposal_body(status: str = "pending", **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "proposal_id": "prop_91c2",
+        "run_id": RUN_ID,
+        "kind": "rollback_and_skip",
+        "status": status,
+        "created_at": NOW.isoformat(),
+        "expires_at": (NOW + timedelta(minutes=14, seconds=32)).isoformat(),
+        "on_expiry": "reject",
+        "trigger": {"reason": "loss spike", "step": 523, "loss": 7.9, "loss_z": 8.4, "window": 128},
+        "action": {
+            "rollback_to_step": 500,
+            "checkpoint_id": "ckpt_00500",
+            "skip_batches": 300,
+            "lr_scale": 0.5,
+        },
+        "impact": {"lost_steps": 23, "added_gpu_hours": 12.4, "added_usd": "31.00"},
+        "run_paused": True,
+    }
+    body.update(extra)
+    return body
+
+
+def gate_fail_script() -> Script:
+    s = pretrain_script(up_to_step=1200)
+    s.add("stage.completed", {"stage": "pretrain"}, stage="pretrain")
+    s.add("gate.started", {"gate": gate("pretrain", "running", [])})
+    s.add(
+        "gate.passed",
+        {
+            "gate": gate(
+                "pretrain", "passed", [("mmlu", 0.52, 0.45, True), ("hellaswag", 0.71, 0.65, True)]
+            )
+        },
+    )
+    s.add("stage.started", {"stage": "mid_train", "total_steps": 300}, stage="mid_train")
+    s.add("stage.completed", {"stage": "mid_train"}, stage="mid_train")
+    s.add(
+        "gate.failed",
+        {
+            "gate": gate(
+                "mid_train",
+                "failed",
+                [
+                    ("mmlu", 0.55, 0.50, True),
+                    ("gsm8k", 0.31, 0.40, False),
+                    ("math", 0.12, 0.18, False),
+                ],
+            )
+        },
+    )
+    s.add(
+        "stage.failed",
+        {"stage": "mid_train", "reason": "gate failed", "gate_id": "gate_mid_train_01"},
+        stage="mid_train",
+    )
+    s.add(
+        "run.failed",
+        {
+            "failure": {
+                "kind": "gate_failed",
+                "gate_id": "gate_mid_train_01",
+                "detail": "mid_train gate failed: gsm8k, math",
+            },
+            "spend": spend("17480.00"),
+            "detail": "gate failed",
+        },
+    )
+    return s
+
+
+@dataclass
+class StreamState:
+    status: str = "connecting"
+    retry_in_s: float | None = None
+    attempt: int = 0
+    last_seq: int = 0
+    error: str | None = None
+
+
+class FakeStream:
+    """Yields the scripted events after `since_seq`, then waits (or ends at a terminal one)."""
+
+    def __init__(
+        self,
+        events: list[EventBase],
+        since: int,
+        on_state: Callable[[Any], None] | None,
+        final: StreamState | None,
+    ) -> None:
+        self._events = [e for e in events if e.seq > since]
+        self._on_state = on_state
+        self._final = final
+        self.state = StreamState()
+
+    def __aiter__(self) -> FakeStream:
+        return self
+
+    async def __anext__(self) -> EventBase:
+        if self._events:
+            event = self._events.pop(0)
+            if self.state.status != "live":
+                self.state.status = "live"
+                if self._on_state:
+                    self._on_state(self.state)
+            return event
+        if self._final is not None and self._on_state:
+            self._on_state(self._final)
+            self._final = None
+        await asyncio.Event().wait()  # a quiet live stream
+        raise StopAsyncIteration
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class FakeClient:
+    """The `ItoClient` surface the run screens use, over fixed data."""
+
+    run_model: Run = field(default_factory=run_snapshot)
+    script: list[EventBase] = field(default_factory=list)
+    pending: list[Proposal] = field(default_factory=list)
+    summaries: list[RunSummary] = field(default_factory=list)
+    conflict_with: Proposal | None = None
+    final_state: StreamState | None = None
+    decisions: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)
+    cancels: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+
+    async def run(self, run_id: str) -> Run:
+        return self.run_model
+
+    async def telemetry(
+        self, run_id: str, since_seq: int | None = None, max_points: int | None = None
+    ) -> TelemetryPage:
+        items = [
+            TelemetrySample.model_validate(e.data.model_dump())
+            for e in self.script
+            if e.type == "telemetry" and e.seq <= self.run_model.last_event_seq
+        ]
+        return TelemetryPage(items=items)
+
+    async def proposals(self, run_id: str, status: str | None = None) -> list[Proposal]:
+        return list(self.pending)
+
+    async def runs(
+        self, state: str | None = None, booking_id: str | None = None
+    ) -> list[RunSummary]:
+        return [r for r in self.summaries if state is None or str(r.state) == state]
+
+    def events(
+        self,
+        run_id: str,
+        since_seq: int | None = None,
+        on_state: Callable[[Any], None] | None = None,
+    ) -> FakeStream:
+        return FakeStream(self.script, since_seq or 0, on_state, self.final_state)
+
+    async def approve(
+        self, proposal_id: str, comment: str | None = None, idempotency_key: str | None = None
+    ) -> Proposal:
+        return self._decide("approve", proposal_id, comment, idempotency_key)
+
+    async def reject(
+        self, proposal_id: str, comment: str | None = None, idempotency_key: str | None = None
+    ) -> Proposal:
+        return self._decide("reject", proposal_id, comment, idempotency_key)
+
+    def _decide(self, verb: str, pid: str, comment: str | None, key: str | None) -> Proposal:
+        self.decisions.append((verb, pid, comment, key))
+        if self.conflict_with is not None:
+            problem = Problem(title="Already decided", status=409, code="proposal.already_decided")
+            raise Conflict(
+                "Already decided", current=self.conflict_with, problem=problem, status=409
+            )
+        status = "approved" if verb == "approve" else "rejected"
+        return Proposal.model_validate(
+            proposal_body(status, decided_by="alice", decided_at=NOW.isoformat(), comment=comment)
+        )
+
+    async def cancel_run(
+        self, run_id: str, reason: str | None = None, idempotency_key: str | None = None
+    ) -> Run:
+        self.cancels.append((run_id, reason, idempotency_key))
+        return self.run_model.model_copy(update={"state": "cancelling"})
