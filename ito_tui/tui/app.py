@@ -1,0 +1,299 @@
+"""ItoApp: wires screens, themes, global keys, the command palette and the client's lifetime."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import on
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from ito_tui.tui import themes
+from ito_tui.tui.commands import ItoCommands, binding_commands
+from ito_tui.tui.errors import describe_failure
+from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.capability import CapabilityScreen
+from ito_tui.tui.screens.connect import ConnectScreen
+from ito_tui.tui.screens.error import ErrorScreen
+from ito_tui.tui.screens.help import HelpScreen
+from ito_tui.tui.screens.login import LoginModal
+from ito_tui.tui.screens.spec_form import SpecFormScreen
+from ito_tui.tui.session import Session, TokenCell
+from ito_tui.tui.widgets.header import HeaderStrip
+
+if TYPE_CHECKING:
+    from ito_tui.client import ItoClient
+    from ito_tui.config import Settings
+
+log = logging.getLogger(__name__)
+ClientFactory = Callable[[], "ItoClient"]
+FLOW_CAPABILITIES = ("runs.create", "estimates.create")
+"""What picking a booking to train on needs from the backend."""
+
+
+class ItoApp(App[None]):
+    """The ito-tui application. Build it with `make_app`."""
+
+    TITLE = "ito"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {ItoCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Keys of this screen"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave ito-tui", priority=True),
+        Binding(
+            "ctrl+o", "bookings", "Bookings", id="app.bookings", tooltip="Go to the booking picker"
+        ),
+        Binding(
+            "ctrl+l",
+            "reconnect",
+            "Reconnect",
+            id="app.reconnect",
+            tooltip="Read capabilities and who you are again",
+            show=False,
+        ),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        client: ItoClient | ClientFactory,
+        session: Session,
+        *,
+        start: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.session = session
+        self.start = start
+        self._client: ItoClient | None = None
+        self._client_factory: ClientFactory | None = None
+        if hasattr(client, "capabilities"):
+            self._client = cast("ItoClient", client)
+        else:
+            self._client_factory = client
+        self._themes = themes.load_themes(_theme_dirs())
+        super().__init__()
+
+    @property
+    def client(self) -> ItoClient:
+        """The one client of this app, created on first use (after the first paint)."""
+        if self._client is None:
+            assert self._client_factory is not None
+            self._client = self._client_factory()
+        return self._client
+
+    # ------------------------------------------------------------ lifetime
+
+    def get_default_screen(self) -> Screen[None]:
+        return ConnectScreen()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return themes.app_variable_defaults(self.current_theme.to_color_system().generate())
+
+    def on_mount(self) -> None:
+        for theme in self._themes.themes.values():
+            self.register_theme(theme)
+        wanted = self.settings.theme
+        if wanted not in self.available_themes:
+            self._themes.notices.append(
+                f"Theme {wanted!r} not found: using {themes.DEFAULT_THEME}."
+            )
+            wanted = themes.DEFAULT_THEME
+        self.theme = wanted
+        if self.settings.keymap:
+            self.set_keymap(self.settings.keymap)
+        for notice in self._themes.notices:
+            self.notify(notice, severity="warning", timeout=8, markup=False)
+
+    async def on_unmount(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    # ------------------------------------------------------------ navigation
+
+    @on(ConnectScreen.Connected)
+    def _connected(self, event: ConnectScreen.Connected) -> None:
+        session = self.session
+        session.capabilities, session.operator = event.capabilities, event.operator
+        self.set_connection("live")
+        self.switch_screen(self._start_screen(event.active_runs))
+
+    def _start_screen(self, active_runs: int) -> Screen[None]:
+        start, self.start = self.start, None
+        if start and start.startswith("run_"):
+            return self._run_screen(start) or BookingsScreen()
+        if start and start.startswith("bk_"):
+            return BookingsScreen(highlight=start)
+        if start != "bookings" and (active_runs or start == "runs"):
+            return self._runs_screen() or BookingsScreen()
+        return BookingsScreen()
+
+    @on(ConnectScreen.LoginNeeded)
+    def _login_needed(self, event: ConnectScreen.LoginNeeded) -> None:
+        self.session.capabilities = event.capabilities
+        self.set_connection("live")
+        self.push_screen(LoginModal(event.reason), callback=self._after_login)
+
+    def _after_login(self, operator: str | None) -> None:
+        if operator is None:
+            self.switch_screen(
+                ErrorScreen("Not logged in", "This backend needs an operator token.", login=True)
+            )
+            return
+        self.action_reconnect()
+
+    @on(BookingsScreen.BookingChosen)
+    def _booking_chosen(self, event: BookingsScreen.BookingChosen) -> None:
+        caps = self.session.capabilities
+        for name in FLOW_CAPABILITIES:
+            if caps is not None and not caps.has(name):
+                detail = next((c.detail for c in caps.capabilities if c.name == name), None)
+                self.push_screen(
+                    CapabilityScreen(name, status=caps.status_of(name), detail=detail or "")
+                )
+                return
+        self.push_screen(SpecFormScreen(event.booking))
+
+    @on(SpecFormScreen.RunSubmitted)
+    def _run_submitted(self, event: SpecFormScreen.RunSubmitted) -> None:
+        self.notify(f"Run {event.run.run_id} submitted.", markup=False)
+        screen = self._run_screen(event.run.run_id)
+        if screen is None:
+            self.notify(
+                f"Run {event.run.run_id} is {event.run.state}. The pipeline view is not "
+                "available in this build.",
+                markup=False,
+            )
+            self.pop_screen()
+            return
+        self.switch_screen(screen)
+
+    def _run_screen(self, run_id: str) -> Screen[None] | None:
+        return _optional_screen("pipeline", "PipelineScreen", run_id)
+
+    def _runs_screen(self) -> Screen[None] | None:
+        return _optional_screen("runs", "RunsScreen")
+
+    def set_connection(self, state: str) -> None:
+        """Show `state` in every header strip and remember it for new screens."""
+        self.session.connection = state
+        for screen in self.screen_stack:
+            for header in screen.query(HeaderStrip):
+                header.connection = state
+                header.operator = self.session.operator
+                header.demo = self.session.demo
+
+    # ------------------------------------------------------------ errors
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        """The single sink for errors a screen's worker did not handle itself."""
+        if event.state != WorkerState.ERROR or event.worker.error is None:
+            return
+        failure = describe_failure(event.worker.error)
+        log.warning("worker %s failed: %s", event.worker.name, failure.detail)
+        if failure.capability:
+            self.push_screen(CapabilityScreen(failure.capability, detail=failure.detail))
+        elif failure.login:
+            self.push_screen(LoginModal(failure.detail), callback=self._after_login)
+        elif failure.fatal:
+            self.set_connection("offline")
+            self.switch_screen(ErrorScreen(failure.title, failure.detail))
+        else:
+            self.notify(failure.detail, title=failure.title, severity="error", markup=False)
+
+    # ------------------------------------------------------------ actions
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_reconnect(self) -> None:
+        """Start over from the connection step (keeps the token in memory)."""
+        self.set_connection("connecting")
+        self.switch_screen(ConnectScreen())
+
+    def action_login(self) -> None:
+        self.push_screen(LoginModal(), callback=self._after_login)
+
+    def action_bookings(self) -> None:
+        self.show_booking(None)
+
+    def show_booking(self, booking_id: str | None) -> None:
+        """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
+        if self.session.capabilities is None:
+            return
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, BookingsScreen):
+            self.pop_screen()
+        if isinstance(self.screen, BookingsScreen):
+            if booking_id:
+                self.screen.highlight(booking_id)
+            return
+        self.switch_screen(BookingsScreen(highlight=booking_id))
+
+    def show_run(self, run_id: str) -> None:
+        """Open the run's pipeline screen over the current screen."""
+        screen = self._run_screen(run_id)
+        if screen is None:
+            self.notify("The pipeline view is not available in this build.", markup=False)
+            return
+        self.push_screen(screen)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Keys of the current screen", self.action_help)
+        yield SystemCommand("Bookings", "Go to the booking picker", self.action_bookings)
+        yield SystemCommand("Reconnect", "Connect to the backend again", self.action_reconnect)
+        yield SystemCommand("Log in", "Enter an operator token", self.action_login)
+        yield from binding_commands(screen, skip=self)
+
+
+def _optional_screen(module: str, name: str, *args: object) -> Screen[None] | None:
+    """A screen from the run-monitoring part of the app, or None if this build lacks it."""
+    try:
+        found = importlib.import_module(f"ito_tui.tui.screens.{module}")
+    except ImportError:
+        return None
+    factory = getattr(found, name, None)
+    return None if factory is None else cast("Screen[None]", factory(*args))
+
+
+def _theme_dirs() -> list[Path]:
+    from ito_tui import paths
+
+    dirs = [themes.builtin_themes_dir()]
+    with contextlib.suppress(OSError):
+        dirs.append(paths.themes_dir())
+    return dirs
+
+
+def make_app(
+    settings: Settings,
+    client: ItoClient | ClientFactory,
+    *,
+    read_only: bool = False,
+    start: str | None = None,
+    token: TokenCell | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> ItoApp:
+    """Build the app for `settings` around `client` (or a factory creating it lazily).
+
+    `token` is the cell the client reads its token from (so the login modal can
+    set it); `clock` freezes relative times in tests; `start` is "bookings",
+    "runs", a booking id or a run id.
+    """
+    session = Session(
+        backend_url=settings.backend_url,
+        token=token or TokenCell(),
+        read_only=read_only or settings.read_only,
+    )
+    if clock is not None:
+        session.clock = clock
+    return ItoApp(settings, client, session, start=start)

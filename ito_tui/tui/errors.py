@@ -1,0 +1,49 @@
+"""What the app does with an error no screen handled: one mapping, one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ito_tui.tui.format import safe
+
+
+@dataclass(frozen=True)
+class Failure:
+    """How to present an error: a title and detail safe to show, and where it leads."""
+
+    title: str
+    detail: str
+    fatal: bool = False
+    """The backend is unusable: show the error screen (retry, quit); never a fallback."""
+    login: bool = False
+    """The token was rejected: ask for one."""
+    capability: str | None = None
+    """A capability the backend does not provide: name it and stop the flow."""
+
+
+def describe_failure(error: BaseException) -> Failure:
+    """Map a worker's exception to what the operator should see."""
+    from ito_tui.client import (
+        AuthError,
+        BackendUnavailable,
+        CapabilityMissing,
+        ItoError,
+        ProtocolError,
+        TransportPolicyError,
+    )
+
+    detail = safe(error)
+    if isinstance(error, CapabilityMissing):
+        return Failure("Missing capability", detail, capability=error.capability or "unknown")
+    if isinstance(error, AuthError):
+        return Failure("Not authenticated", "The backend did not accept the token.", login=True)
+    if isinstance(error, BackendUnavailable):
+        return Failure("Backend unreachable", detail, fatal=True)
+    if isinstance(error, TransportPolicyError):
+        return Failure("Connection refused by policy", detail, fatal=True)
+    if isinstance(error, ProtocolError):
+        return Failure("Backend answered something unexpected", detail, fatal=True)
+    if isinstance(error, ItoError):
+        return Failure("Backend error", detail)
+    # A bug of ours: say so plainly, without a stack trace on screen (the log has it).
+    return Failure("Unexpected error", f"{type(error).__name__}: {detail}")

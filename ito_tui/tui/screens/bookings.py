@@ -1,0 +1,269 @@
+"""BookingsScreen: pick a completed booking to train on; see its nodes and SSH access.
+
+This app never books, reserves or buys: with no completed booking the screen
+says one from ito-compute is needed and offers nothing that proceeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.events import Resize
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ito_tui.contract import Booking, BookingStatus
+from ito_tui.tui.format import safe, span
+from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.booking_detail import BookingDetail, ssh_command, unavailable_reason
+from ito_tui.tui.widgets.header import HeaderStrip
+
+WIDE = 120
+"""At this width and more, the detail pane sits beside the table instead of under it."""
+
+_FABRIC = {"infiniband": "IB", "roce": "RoCE", "ethernet": "Eth"}
+_ORDER = {"completed": 0, "pending": 2, "expired": 3, "cancelled": 4}
+EMPTY_MESSAGE = (
+    "No completed booking. ito-tui trains only on a completed booking from "
+    "ito-compute: book GPU nodes there first, then press r here. "
+    "This app never books, reserves or buys compute."
+)
+
+
+def sort_key(booking: Booking) -> tuple[int, float, str]:
+    """Bookings that can take a run first, then busy ones, then the rest; soonest end first."""
+    rank = _ORDER.get(str(booking.status), 5)
+    if rank == 0 and booking.active_run_id:
+        rank = 1
+    return rank, booking.ends_at.timestamp(), booking.booking_id
+
+
+def _status_word(booking: Booking) -> str:
+    status = str(booking.status)
+    if status == BookingStatus.completed.value:
+        return f"busy {booking.active_run_id}" if booking.active_run_id else "ready"
+    return status
+
+
+class BookingsScreen(Screen[None]):
+    """A DataTable of bookings and a detail pane for the highlighted one."""
+
+    TITLE = "Bookings"
+    CSS_PATH = "bookings.tcss"
+
+    BINDINGS = [
+        Binding(
+            "enter",
+            "train",
+            "Train",
+            id="bookings.train",
+            tooltip="Open the training spec form for the highlighted booking",
+        ),
+        Binding(
+            "c",
+            "copy_ssh",
+            "Copy ssh",
+            id="bookings.copy_ssh",
+            tooltip="Copy the ssh command for the head node to the clipboard (OSC 52)",
+        ),
+        Binding(
+            "h",
+            "toggle_unavailable",
+            "Hide/show unusable",
+            id="bookings.toggle_unavailable",
+            tooltip="Hide or show bookings that cannot take a run",
+        ),
+        Binding(
+            "r",
+            "refresh",
+            "Refresh",
+            id="bookings.refresh",
+            tooltip="Fetch the bookings again",
+        ),
+    ]
+
+    @dataclass
+    class BookingChosen(Message):
+        """A completed, idle booking was chosen for a new run."""
+
+        booking: Booking
+
+    def __init__(self, *, highlight: str | None = None) -> None:
+        super().__init__()
+        self.bookings: list[Booking] = []
+        self.show_unavailable = True
+        self.loaded = False
+        self._highlight = highlight
+
+    def compose(self) -> ComposeResult:
+        session = shell(self).session
+        yield HeaderStrip(
+            backend_host=session.backend_host,
+            operator=session.operator,
+            connection=session.connection,
+            demo=session.demo,
+            title="Bookings",
+        )
+        with Vertical(id="bookings-body"):
+            with Vertical(id="bookings-list"):
+                yield Static("Loading bookings …", id="bookings-summary")
+                yield Static(Content.styled(EMPTY_MESSAGE, "$needs-human"), id="bookings-empty")
+                table: DataTable[Text] = DataTable(
+                    id="bookings-table", cursor_type="row", zebra_stripes=False
+                )
+                yield table
+            with VerticalScroll(id="bookings-detail"):
+                yield BookingDetail(id="booking-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Booking", "GPU", "N×G", "Fabric", "Window", "$/GPU-h", "Run / status")
+        self.query_one(BookingDetail).now = shell(self).session.clock()
+        self.action_refresh()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width >= WIDE, "-wide")
+
+    # ------------------------------------------------------------ data
+
+    def action_refresh(self) -> None:
+        """Fetch bookings (one request at a time; a new press replaces an old one)."""
+        self.run_worker(self._load(), group="bookings", exclusive=True, exit_on_error=False)
+
+    async def _load(self) -> None:
+        bookings = await shell(self).client.bookings()
+        self.set_bookings(bookings)
+
+    def set_bookings(self, bookings: list[Booking]) -> None:
+        """Show `bookings` (sorted: usable first)."""
+        self.bookings = sorted(bookings, key=sort_key)
+        self.loaded = True
+        self._fill()
+
+    def _visible(self) -> list[Booking]:
+        if self.show_unavailable:
+            return self.bookings
+        return [b for b in self.bookings if unavailable_reason(b) is None]
+
+    def _fill(self) -> None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        keep = self._highlight or self._current_id()
+        self._highlight = None
+        table.clear()
+        now = shell(self).session.clock()
+        for booking in self._visible():
+            usable = unavailable_reason(booking) is None
+            style = "" if usable else "dim"
+            seconds = (booking.ends_at - now).total_seconds()
+            window = span(seconds) if seconds > 0 else "ended"
+            cells = (
+                safe(booking.booking_id),
+                safe(booking.gpu_sku.split("-")[0]),
+                f"{booking.node_count}×{booking.gpus_per_node}",
+                f"{_FABRIC.get(str(booking.fabric.kind), safe(booking.fabric.kind))} "
+                f"{booking.fabric.gbit_per_s_per_gpu:g}G",
+                window,
+                f"{booking.price_usd_per_gpu_hour:.2f}",
+                safe(_status_word(booking)),
+            )
+            table.add_row(*(Text(cell, style=style) for cell in cells), key=booking.booking_id)
+        usable_count = sum(1 for b in self.bookings if unavailable_reason(b) is None)
+        hidden = len(self.bookings) - len(self._visible())
+        summary = f"{usable_count} of {len(self.bookings)} bookings can take a run"
+        if hidden:
+            summary += f" · {hidden} hidden (h shows them)"
+        self.query_one("#bookings-summary", Static).update(summary)
+        self.set_class(usable_count == 0, "-empty")
+        ids = [b.booking_id for b in self._visible()]
+        if keep in ids:
+            table.move_cursor(row=ids.index(keep))
+        self._show_detail()
+        self.refresh_bindings()
+
+    def _current_id(self) -> str | None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        visible = self._visible()
+        if not visible or table.row_count == 0:
+            return None
+        row = min(table.cursor_row, len(visible) - 1)
+        return visible[row].booking_id if row >= 0 else None
+
+    def current(self) -> Booking | None:
+        """The highlighted booking, if any."""
+        current_id = self._current_id()
+        return next((b for b in self.bookings if b.booking_id == current_id), None)
+
+    def highlight(self, booking_id: str) -> None:
+        """Move the cursor to `booking_id` (showing unusable bookings if needed)."""
+        if not self.loaded:
+            self._highlight = booking_id
+            return
+        self.show_unavailable = True
+        self._highlight = booking_id
+        self._fill()
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self) -> None:
+        self._show_detail()
+        self.refresh_bindings()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self) -> None:
+        self.action_train()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one(BookingDetail)
+        detail.now = shell(self).session.clock()
+        detail.booking = self.current()
+
+    # ------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        booking = self.current()
+        if action == "train":
+            if booking is None or shell(self).session.read_only:
+                return False
+            # Shown but disabled on a booking that cannot take a run (its reason is on screen).
+            return True if unavailable_reason(booking) is None else None
+        if action == "copy_ssh":
+            return booking is not None and bool(booking.nodes)
+        return True
+
+    def action_train(self) -> None:
+        booking = self.current()
+        if booking is None:
+            return
+        if shell(self).session.read_only:
+            self.notify("Read-only mode: starting runs is disabled.", severity="warning")
+            return
+        reason = unavailable_reason(booking)
+        if booking.active_run_id and str(booking.status) == BookingStatus.completed.value:
+            self.notify(
+                f"{safe(booking.booking_id)} is busy with {safe(booking.active_run_id)}.",
+                severity="warning",
+            )
+            return
+        if reason is not None:
+            self.notify(f"Cannot train on this booking: {reason}.", severity="warning")
+            return
+        self.post_message(self.BookingChosen(booking))
+
+    def action_copy_ssh(self) -> None:
+        booking = self.current()
+        command = ssh_command(booking) if booking else None
+        if booking is None or command is None:
+            return
+        self.app.copy_to_clipboard(command)
+        self.notify(f"Copied: {command}", title="Clipboard (OSC 52)", markup=False)
+
+    def action_toggle_unavailable(self) -> None:
+        self.show_unavailable = not self.show_unavailable
+        self._fill()

@@ -1,0 +1,157 @@
+"""EstimatePanel: a spec's pre-flight estimate — plan, memory, time, cost, refusals."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ito_tui.contract import Estimate, Plan
+from ito_tui.tui.format import count, hours, pct, safe, usd, usd_short
+from ito_tui.tui.widgets.bars import meter
+
+_LABEL = 13
+
+
+def _row(label: str, *parts: str | Content | tuple[str, str]) -> Content:
+    return Content.assemble((label.ljust(_LABEL), "$text-muted"), *parts)
+
+
+def _plan_lines(plan: Plan) -> list[Content]:
+    mfu = "n/a (fp8)" if plan.est_mfu_frac is None else pct(plan.est_mfu_frac)
+    return [
+        _row(
+            "Plan",
+            (f"dp {plan.dp_replicate}×{plan.dp_shard}", "bold"),
+            f" · tp {plan.tp} · pp {plan.pp} · cp {plan.cp} · world {plan.world_size}",
+        ),
+        _row(
+            "",
+            safe(plan.precision),
+            f" · act. ckpt {safe(plan.activation_checkpoint)}",
+            " · compile" if plan.compile else "",
+            f" · {safe(plan.fault_tolerance)}",
+        ),
+        _row(
+            "",
+            f"batch {plan.local_batch_seqs} seq/GPU · {count(plan.global_batch_tokens)} tok/step",
+        ),
+        _row("Throughput", f"{plan.est_tokens_per_s_per_gpu:,.0f} tok/s/GPU · MFU {mfu}"),
+    ]
+
+
+class EstimatePanel(Widget):
+    """Renders an Estimate; it is given data and never fetches it.
+
+    `stale` marks the shown estimate as out of date while a new one loads;
+    `error` explains why no estimate could be had (it never blocks typing).
+    """
+
+    DEFAULT_CSS = """
+    EstimatePanel {
+        height: auto;
+        width: 1fr;
+        padding: 0 1;
+    }
+    EstimatePanel.-stale {
+        color: $stale;
+    }
+    """
+
+    estimate: reactive[Estimate | None] = reactive(None, layout=True)
+    stale: reactive[bool] = reactive(False, toggle_class="-stale")
+    error: reactive[str | None] = reactive(None, layout=True)
+    budget: reactive[Decimal | None] = reactive(None)
+    window_h: reactive[float | None] = reactive(None)
+
+    def render(self) -> Content:
+        return Content("\n").join(self.lines(max(20, self.size.width - 2)))
+
+    def lines(self, width: int) -> list[Content]:
+        """The panel's lines for a given width (also used by tests)."""
+        title = Content.styled("Pre-flight estimate", "bold")
+        if self.stale:
+            title = Content.assemble(title, ("  updating…", "$stale italic"))
+        out = [title]
+        if self.error:
+            out.append(Content.styled(f"Estimate unavailable: {safe(self.error)}", "$warning"))
+        estimate = self.estimate
+        if estimate is None:
+            if not self.error:
+                out.append(Content.styled("Fill in the form to see the plan and cost.", "$stale"))
+            return out
+        bar_width = max(8, min(40, width - _LABEL - 2))
+        out.extend(self._refusals(estimate))
+        if estimate.plan is not None:
+            plan = estimate.plan
+            out.extend(_plan_lines(plan))
+            out.append(
+                _row(
+                    "Memory/GPU",
+                    f"{plan.est_mem_per_gpu_gib:.1f} of {plan.hbm_per_gpu_gib:.0f} GiB HBM",
+                )
+            )
+            out.append(_row("", meter(plan.est_mem_per_gpu_gib, plan.hbm_per_gpu_gib, bar_width)))
+        out.extend(self._time_and_cost(estimate, bar_width))
+        out.extend(self._stages(estimate))
+        for warning in estimate.warnings:
+            out.append(Content.assemble(("! ", "$warning bold"), safe(warning.message)))
+        if estimate.plan is not None and estimate.plan.rationale:
+            out.append(Content.styled("Why this plan", "bold"))
+            out.extend(Content(f"· {safe(reason)}") for reason in estimate.plan.rationale)
+        return out
+
+    def _refusals(self, estimate: Estimate) -> list[Content]:
+        if not estimate.refusals:
+            return [Content.styled("✓ The backend would accept this run.", "$gate-passed")]
+        out = [Content.styled("✗ Refused by pre-flight — cannot be submitted", "bold $gate-failed")]
+        for refusal in estimate.refusals:
+            out.append(
+                Content.assemble(("  ✗ ", "$gate-failed"), (safe(refusal.reason), "$gate-failed"))
+            )
+            if refusal.suggestion:
+                out.append(Content.assemble(("    → ", "$text-muted"), safe(refusal.suggestion)))
+        return out
+
+    def _time_and_cost(self, estimate: Estimate, bar_width: int) -> list[Content]:
+        window = "fits the booking window" if estimate.fits_booking_window else "EXCEEDS window"
+        window_style = "$gate-passed" if estimate.fits_booking_window else "$gate-failed"
+        out = [
+            _row(
+                "Wall clock",
+                f"p50 {hours(estimate.wall_clock_h_p50)} · p90 {hours(estimate.wall_clock_h_p90)}",
+            ),
+        ]
+        if self.window_h:
+            out.append(_row("", meter(estimate.wall_clock_h_p90, self.window_h, bar_width)))
+        out.append(_row("", (window, window_style)))
+        out.append(
+            _row(
+                "Cost",
+                f"p50 {usd_short(estimate.usd_p50)} · p90 {usd_short(estimate.usd_p90)}",
+                f" · {estimate.total_gpu_hours:,.0f} GPU-h",
+            )
+        )
+        if self.budget:
+            out.append(_row("", meter(float(estimate.usd_p90), float(self.budget), bar_width)))
+            fits = "within" if estimate.fits_budget else "OVER"
+            style = "$gate-passed" if estimate.fits_budget else "$gate-failed"
+            out.append(_row("", (f"p90 {fits} budget {usd(self.budget)}", style)))
+        out.append(_row("Interruptions", f"≈ {estimate.expected_interruptions:.1f} expected"))
+        return out
+
+    def _stages(self, estimate: Estimate) -> list[Content]:
+        if not estimate.stages:
+            return []
+        out = [Content.styled("Stage          tokens   GPU-h    time     cost", "bold")]
+        for stage in estimate.stages:
+            out.append(
+                Content(
+                    f"{safe(stage.stage):<13}{count(stage.tokens):>7}"
+                    f"{stage.gpu_hours:>8,.0f}{hours(stage.wall_clock_h):>9}"
+                    f"{usd_short(stage.usd):>9}"
+                )
+            )
+        return out

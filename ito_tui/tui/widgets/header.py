@@ -1,0 +1,88 @@
+"""HeaderStrip: one line with the backend host, operator, connection state and a DEMO badge."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ito_tui.textsafe import visible
+
+_CONNECTION_STYLES = (
+    ("live", "$gate-passed", "●"),
+    ("resynced", "$gate-passed", "●"),
+    ("connecting", "$gate-running", "○"),
+    ("reconnecting", "$needs-human", "◌"),
+    ("offline", "$gate-failed", "✗"),
+    ("closed", "$stale", "■"),
+)
+
+
+def connection_style(connection: str) -> tuple[str, str]:
+    """Style and glyph for a connection state such as `live` or `reconnecting in 3 s`."""
+    for prefix, style, glyph in _CONNECTION_STYLES:
+        if connection.startswith(prefix):
+            return style, glyph
+    return "$foreground", "?"
+
+
+class HeaderStrip(Widget):
+    """The persistent top line of every screen.
+
+    Shows the backend host only (never a path or credentials), the operator,
+    the connection state as a glyph *and* a word, and DEMO whenever the backend
+    is simulated. Text from the backend is rendered literally.
+    """
+
+    DEFAULT_CSS = """
+    HeaderStrip {
+        dock: top;
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $foreground;
+    }
+    """
+
+    backend_host: reactive[str] = reactive("")
+    operator: reactive[str | None] = reactive(None)
+    connection: reactive[str] = reactive("connecting")
+    demo: reactive[bool] = reactive(False)
+    title: reactive[str] = reactive("")
+
+    def __init__(
+        self,
+        *,
+        backend_host: str = "",
+        operator: str | None = None,
+        connection: str = "connecting",
+        demo: bool = False,
+        title: str = "",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.set_reactive(HeaderStrip.backend_host, backend_host)
+        self.set_reactive(HeaderStrip.operator, operator)
+        self.set_reactive(HeaderStrip.connection, connection)
+        self.set_reactive(HeaderStrip.demo, demo)
+        self.set_reactive(HeaderStrip.title, title)
+
+    def render(self) -> Content:
+        style, glyph = connection_style(self.connection)
+        left: list[str | tuple[str, str]] = [(" ito ", "bold $primary")]
+        if self.title:
+            left += ["· ", (visible(self.title), "bold"), " "]
+        left += ["· ", (visible(self.backend_host) or "no backend", "$foreground")]
+        if self.operator:
+            left += [" · ", (visible(self.operator), "$foreground")]
+        left += [" · ", (f"{glyph} {visible(self.connection)}", style)]
+        content = Content.assemble(*left)
+        if not self.demo:
+            return content
+        # The badge is never cut off: the rest gives way on a narrow terminal.
+        badge = Content.styled(" DEMO ", "bold reverse $demo")
+        room = max(0, self.size.width - badge.cell_length - 1)
+        content = content.truncate(room, ellipsis=True, pad=True)
+        return Content.assemble(content, " ", badge)
