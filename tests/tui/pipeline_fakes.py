@@ -463,3 +463,47 @@ class FakeClient:
     ) -> Run:
         self.cancels.append((run_id, reason, idempotency_key))
         return self.run_model.model_copy(update={"state": "cancelling"})
+
+
+def summary(
+    run_id: str,
+    state: str,
+    stage: str | None,
+    frac: float | None,
+    spent: str,
+    *,
+    pending: int = 0,
+    gate_failed: bool = False,
+    minutes: int = 0,
+) -> RunSummary:
+    body: dict[str, Any] = {
+        "run_id": run_id,
+        "booking_id": BOOKING_ID,
+        "state": state,
+        "current_stage": stage,
+        "stage_progress_frac": frac,
+        "spend": spend(spent),
+        "pending_proposal_ids": [f"prop_{run_id[-4:]}_{i}" for i in range(pending)],
+        "model_size": "8B",
+        "created_at": T0.isoformat(),
+        "updated_at": (NOW - timedelta(minutes=minutes)).isoformat(),
+    }
+    if gate_failed:
+        body["failure"] = {
+            "kind": "gate_failed",
+            "gate_id": "gate_mid_train_01",
+            "detail": "mid_train gate failed",
+        }
+    return RunSummary.model_validate(body)
+
+
+def runs_list() -> list[RunSummary]:
+    return [
+        summary("run_7f3a9c", "awaiting_approval", "pretrain", 0.43, "8500.00", pending=1),
+        summary("run_5b21e0", "running", "sft", 0.71, "19320.50", minutes=1),
+        summary(
+            "run_3c9d11", "failed", "mid_train", None, "17480.00", gate_failed=True, minutes=90
+        ),
+        summary("run_1a0f42", "completed", "rlvr", None, "23110.00", minutes=600),
+        summary("run_0e7b33", "cancelled", "pretrain", None, "1210.00", minutes=1440),
+    ]

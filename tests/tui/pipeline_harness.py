@@ -49,6 +49,7 @@ class RunScreensHarness(App[None]):
             read_only=read_only,
             clock=lambda: clock_now,
             operator="alice",
+            connection="live",
         )
         if demo:
             from ito_tui.contract import Capabilities

@@ -39,9 +39,9 @@ class CancelRunModal(ModalScreen[Run | None]):
         border: thick $gate-failed; background: $surface; padding: 0 1;
     }
     CancelRunModal #cancel-title { text-style: bold; }
-    CancelRunModal Input { height: 1; border: none; padding: 0 1; background: $boost; }
+    CancelRunModal Input { margin-top: 1; }
     CancelRunModal Horizontal { height: auto; margin-top: 1; }
-    CancelRunModal Button { height: 1; border: none; min-width: 12; margin-right: 2; }
+    CancelRunModal Button { margin-right: 2; }
     CancelRunModal #confirm-cancel { background: $gate-failed 40%; }
     CancelRunModal Button:focus { text-style: bold reverse; }
     """
@@ -69,12 +69,15 @@ class CancelRunModal(ModalScreen[Run | None]):
             yield Static(Text(f"Cancel run {safe(self.run_id)}?"), id="cancel-title")
             yield Static(spend_text(self.spend, self.spent), id="cancel-spend")
             yield Input(
-                placeholder="reason (optional, recorded)", id="cancel-reason", max_length=2000
+                compact=True,
+                placeholder="reason (optional, recorded)",
+                id="cancel-reason",
+                max_length=2000,
             )
             yield Static(id="cancel-error", markup=False)
             with Horizontal():
-                yield Button("Keep running", id="keep")
-                yield Button("Cancel run", id="confirm-cancel")
+                yield Button("Keep running", id="keep", compact=True)
+                yield Button("Cancel run", id="confirm-cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#keep", Button).focus()

@@ -74,9 +74,12 @@ class PipelineScreen(Screen[None]):
         binding("escape", "back", "Back", "Back to the previous screen"),
     ]
 
-    def __init__(self, run_id: str, *, name: str | None = None) -> None:
+    def __init__(
+        self, run_id: str, *, review_on_open: bool = False, name: str | None = None
+    ) -> None:
         super().__init__(name=name)
         self.run_id = run_id
+        self.review_on_open = review_on_open
         self.tracker = RunTracker(run_id)
         self.charts = TelemetryCharts(self.tracker.bank)
         self.connection = "connecting"
@@ -150,6 +153,8 @@ class PipelineScreen(Screen[None]):
             for proposal in await client.proposals(self.run_id, status="pending"):
                 self._fetched[proposal.proposal_id] = proposal
             self._mark("strip")
+            if self.review_on_open and self.pending():
+                self.open_proposal()
         await self._backfill()
         stream = client.events(
             self.run_id, since_seq=run.last_event_seq, on_state=self._on_connection

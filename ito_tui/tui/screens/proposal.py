@@ -130,14 +130,14 @@ class ProposalModal(ModalScreen[str | None]):
     ProposalModal #proposal-decided { color: $needs-human; }
     ProposalModal .-hidden { display: none; }
     ProposalModal TextSparkline { height: 2; }
-    ProposalModal Input { height: 1; border: none; padding: 0 1; background: $boost; }
-    ProposalModal Input:focus { background: $accent 25%; }
+    ProposalModal Input { margin-top: 1; }
+    ProposalModal #confirm-input { width: 20; margin: 0 2 0 0; }
     ProposalModal Horizontal { height: auto; margin-top: 1; }
-    ProposalModal Button { min-width: 12; height: 1; border: none; margin-right: 2; }
+    ProposalModal Button { margin-right: 2; }
     ProposalModal #approve, ProposalModal #confirm-approve { background: $needs-human 40%; }
     ProposalModal #reject { background: $gate-failed 30%; }
     ProposalModal Button:focus { text-style: bold reverse; }
-    ProposalModal #confirm-label { height: 1; margin-top: 1; }
+    ProposalModal #confirm-label { height: auto; margin-top: 1; }
     """
 
     BINDINGS = [
@@ -181,23 +181,24 @@ class ProposalModal(ModalScreen[str | None]):
             yield Static(id="proposal-paused", markup=False)
             yield Static(id="proposal-why", markup=False)
             if self.loss_source is not None:
-                yield TextSparkline("loss", self.loss_source, sublabel="around spike")
+                yield TextSparkline("loss", self.loss_source, sublabel="last 15 min")
             yield Static(id="proposal-what", markup=False)
             yield Static(id="proposal-cost", markup=False)
             yield Static(id="proposal-who", markup=False)
             yield Static(id="proposal-decided", markup=False, classes="-hidden")
             yield Static(id="proposal-error", markup=False, classes="-hidden")
             yield Input(
+                compact=True,
                 placeholder="comment (recorded with your decision)",
                 id="comment",
                 max_length=2000,
                 classes="-hidden" if self.read_only else "",
             )
             with Horizontal(id="choices"):
-                yield Button("Decide later", id="decide-later")
+                yield Button("Decide later", id="decide-later", compact=True)
                 if not self.read_only:
-                    yield Button("Reject", id="reject")
-                    yield Button("Approve restart…", id="approve")
+                    yield Button("Reject", id="reject", compact=True)
+                    yield Button("Approve restart…", id="approve", compact=True)
             if not self.read_only:
                 yield Static(
                     f"Approving restarts the run from the rollback point. Type "
@@ -207,13 +208,18 @@ class ProposalModal(ModalScreen[str | None]):
                     markup=False,
                 )
                 with Horizontal(id="confirm-row", classes="-hidden"):
-                    yield Input(placeholder=f"type {CONFIRM_WORD}", id="confirm-input")
-                    yield Button("Confirm approval", id="confirm-approve", disabled=True)
-                    yield Button("Back", id="confirm-back")
+                    yield Input(
+                        placeholder=f"type {CONFIRM_WORD}", id="confirm-input", compact=True
+                    )
+                    yield Button(
+                        "Confirm approval", id="confirm-approve", disabled=True, compact=True
+                    )
+                    yield Button("Back", id="confirm-back", compact=True)
 
     def on_mount(self) -> None:
-        self.proposal = self._initial
         self.query_one("#decide-later", Button).focus()
+        self.proposal = self._initial
+        self._show(self._initial)
 
     def shows(self, proposal_id: str) -> bool:
         """Whether this modal is about `proposal_id`."""
@@ -225,8 +231,10 @@ class ProposalModal(ModalScreen[str | None]):
     # ------------------------------------------------------------ rendering
 
     def watch_proposal(self, proposal: Proposal | None) -> None:
-        if proposal is None or not self.is_mounted:
-            return
+        if proposal is not None and self.is_mounted:
+            self._show(proposal)
+
+    def _show(self, proposal: Proposal) -> None:
         pending = str(proposal.status) == "pending"
         self.query_one("#proposal-title", Static).update(
             Text(

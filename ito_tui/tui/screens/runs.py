@@ -1,0 +1,273 @@
+"""RunsScreen: every run on the backend, with pending proposals flagged; open, filter, cancel.
+
+The list refreshes by polling `GET /v1/runs` (there is no list stream), and the next
+poll is armed only after the last one finished, so requests never overlap. The table is
+rebuilt only when a row actually changed, so an idle list writes nothing to the terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
+
+from ito_tui.contract import RunSummary
+from ito_tui.tui.screens.cancel import CancelRunModal
+from ito_tui.tui.screens.pipeline import PipelineScreen
+from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.runfmt import safe, stage_label, usd
+
+STATE_FILTERS: tuple[str | None, ...] = (
+    None,
+    "active",
+    "awaiting_approval",
+    "running",
+    "completed",
+    "failed",
+    "cancelled",
+)
+"""What the filter key cycles through; `active` is every state that has not ended."""
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+COLUMNS = ("run", "state", "needs you", "stage", "spend / budget", "gate", "booking", "updated")
+
+
+def row_of(run: RunSummary, badge_style: str, fail_style: str) -> tuple[object, ...]:
+    """One table row; every backend string is made visible and never parsed as markup."""
+    stage = stage_label(run.current_stage) if run.current_stage else "–"
+    if run.stage_progress_frac is not None and str(run.state) not in TERMINAL:
+        stage += f" {run.stage_progress_frac * 100:.0f}%"
+    spend = f"{usd(run.spend.usd_spent)} / {usd(run.spend.budget_usd)}"
+    pending = len(run.pending_proposal_ids)
+    badge = Text(f"⚠ {pending} to approve", style=badge_style) if pending else Text("")
+    gate = Text("")
+    if run.failure is not None and str(run.failure.kind) == "gate_failed":
+        gate = Text(f"✗ {safe(run.failure.gate_id or 'gate')} failed", style=fail_style)
+    return (
+        Text(safe(run.run_id)),
+        Text(safe(run.state)),
+        badge,
+        Text(stage),
+        Text(spend),
+        gate,
+        Text(safe(run.booking_id)),
+        Text(run.updated_at.strftime("%m-%d %H:%M:%S")),
+    )
+
+
+def matches(run: RunSummary, state_filter: str | None) -> bool:
+    if state_filter is None:
+        return True
+    if state_filter == "active":
+        return str(run.state) not in TERMINAL
+    return str(run.state) == state_filter
+
+
+class RunsScreen(Screen[None]):
+    """All runs; Enter opens one. It is the start screen when the operator has active runs."""
+
+    DEFAULT_CSS = """
+    RunsScreen #runs-caption { height: 1; padding: 0 1; color: $text-muted; }
+    RunsScreen DataTable { height: 1fr; }
+    RunsScreen > .runs--badge { color: $needs-human; text-style: bold reverse; }
+    RunsScreen > .runs--failed { color: $gate-failed; text-style: bold; }
+    """
+    COMPONENT_CLASSES = {"runs--badge", "runs--failed"}
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="runs.open", tooltip="Open the run's pipeline"),
+        Binding("s", "cycle_filter", "Filter", id="runs.filter", tooltip="Cycle the state filter"),
+        Binding("r", "refresh", "Refresh", id="runs.refresh", tooltip="Refresh the list now"),
+        Binding(
+            "p",
+            "review",
+            "Review proposal",
+            id="runs.review",
+            tooltip="Open the highlighted run to review its pending proposal",
+        ),
+        Binding(
+            "x",
+            "cancel_run",
+            "Cancel run",
+            id="runs.cancel",
+            tooltip="Cancel the highlighted run (asks first)",
+        ),
+    ]
+
+    @dataclass
+    class Refreshed(Message):
+        """The list was fetched (used by tests and the palette)."""
+
+        count: int
+
+    def __init__(self, *, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.runs: list[RunSummary] = []
+        self.state_filter: str | None = None
+        self._rows: tuple[tuple[str, ...], ...] = ()
+        self._timer: Timer | None = None
+        self.fetches = 0
+
+    def compose(self) -> ComposeResult:
+        session = shell(self).session
+        yield HeaderStrip(
+            backend_host=session.backend_host,
+            operator=session.operator,
+            connection=session.connection,
+            demo=session.demo,
+            title="Runs",
+        )
+        yield Static(id="runs-caption", markup=False)
+        table: DataTable[object] = DataTable(cursor_type="row", zebra_stripes=True)
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._caption()
+        self._fetch()
+
+    def on_screen_suspend(self) -> None:
+        # Nobody sees the list while another screen is on top: stop polling.
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted and self.fetches:
+            self._fetch()
+
+    # ------------------------------------------------------------ polling
+
+    @work(exclusive=True, group="runs-refresh", exit_on_error=False)
+    async def _fetch(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.runs = await shell(self).client.runs()
+        self.fetches += 1
+        self._fill()
+        self.post_message(self.Refreshed(len(self.runs)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        finished = (WorkerState.SUCCESS, WorkerState.ERROR)
+        if event.worker.group != "runs-refresh" or event.state not in finished:
+            return
+        if event.state == WorkerState.ERROR:
+            self.query_one("#runs-caption", Static).update(
+                Text(f"Could not refresh: {safe(str(event.worker.error))} — retrying")
+            )
+        if self.app.screen is self:
+            # Arm the next poll only now that this one finished: requests never overlap.
+            self._timer = self.set_timer(self._interval(), self._fetch)
+
+    def _interval(self) -> float:
+        settings = getattr(self.app, "settings", None)
+        return max(1.0, float(getattr(settings, "refresh_s", 2.0)))
+
+    # ------------------------------------------------------------ table
+
+    def _fill(self) -> None:
+        badge = str(self.get_component_rich_style("runs--badge", partial=True))
+        failed = str(self.get_component_rich_style("runs--failed", partial=True))
+        shown = [r for r in self.runs if matches(r, self.state_filter)]
+        # Runs that need a person first, then active ones, newest first.
+        shown.sort(
+            key=lambda r: (
+                not r.pending_proposal_ids,
+                str(r.state) in TERMINAL,
+                -r.updated_at.timestamp(),
+            )
+        )
+        rows = tuple(row_of(r, badge, failed) for r in shown)
+        plain = tuple(tuple(str(c) for c in row) for row in rows)
+        self._caption()
+        if plain == self._rows:
+            return  # nothing changed: no repaint
+        self._rows = plain
+        table = self.query_one(DataTable)
+        selected = self.selected_run_id()
+        table.clear()
+        for run, row in zip(shown, rows, strict=True):
+            table.add_row(*row, key=run.run_id)
+        if selected is not None and selected in {r.run_id for r in shown}:
+            table.move_cursor(row=table.get_row_index(selected))
+
+    def _caption(self) -> None:
+        shown = sum(1 for r in self.runs if matches(r, self.state_filter))
+        waiting = sum(1 for r in self.runs if r.pending_proposal_ids)
+        text = f"filter: {self.state_filter or 'all'} (s) · {shown} of {len(self.runs)} runs"
+        if waiting:
+            text += f" · {waiting} waiting for approval"
+        self.query_one("#runs-caption", Static).update(Text(text))
+
+    def selected_run_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return None if key.value is None else str(key.value)
+
+    def selected_run(self) -> RunSummary | None:
+        run_id = self.selected_run_id()
+        return next((r for r in self.runs if r.run_id == run_id), None)
+
+    # ------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        run = self.selected_run() if self.is_mounted else None
+        if action in ("open", "review", "cancel_run") and run is None:
+            return False
+        if action == "review":
+            return bool(run and run.pending_proposal_ids)
+        if action == "cancel_run":
+            return bool(run and str(run.state) not in TERMINAL) and not (
+                shell(self).session.read_only
+            )
+        return True
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self) -> None:
+        self.action_open()
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self) -> None:
+        self.refresh_bindings()
+
+    def action_open(self) -> None:
+        run_id = self.selected_run_id()
+        if run_id is not None:
+            self.app.push_screen(PipelineScreen(run_id))
+
+    def action_review(self) -> None:
+        run_id = self.selected_run_id()
+        if run_id is not None:
+            screen = PipelineScreen(run_id, review_on_open=True)
+            self.app.push_screen(screen)
+
+    def action_cycle_filter(self) -> None:
+        i = STATE_FILTERS.index(self.state_filter)
+        self.state_filter = STATE_FILTERS[(i + 1) % len(STATE_FILTERS)]
+        self._fill()
+
+    def action_refresh(self) -> None:
+        self._fetch()
+
+    def action_cancel_run(self) -> None:
+        run = self.selected_run()
+        if run is None or not self.check_action("cancel_run", ()):
+            return
+        self.app.push_screen(CancelRunModal(run.run_id, run.spend), callback=self._cancelled)
+
+    def _cancelled(self, result: object) -> None:
+        if result is not None:
+            self._fetch()
