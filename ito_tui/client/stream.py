@@ -180,6 +180,8 @@ class EventStream:
     # ------------------------------------------------------------ the loop
 
     async def _generate(self) -> AsyncGenerator[EventBase, None]:
+        if self.on_state is not None:
+            self.on_state(self._state)
         try:
             await self._prepare()
             failures = 0

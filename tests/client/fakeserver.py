@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import ssl
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -95,6 +96,10 @@ class Conn:
             self.writer.write(b"0\r\n\r\n")
             await self.writer.drain()
 
+    def abort(self) -> None:
+        """Drop the connection at once (RST), mid-whatever."""
+        self.writer.transport.abort()
+
     async def send(
         self,
         status: int,
@@ -138,6 +143,8 @@ class FakeServer:
     connections: int = 0
     port: int = 0
     heartbeat_s: float = 0.2
+    tls: ssl.SSLContext | None = None
+    """Serve https with this context (url then starts with https://)."""
 
     def __post_init__(self) -> None:
         self._loop = asyncio.new_event_loop()
@@ -152,7 +159,8 @@ class FakeServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     def route(self, method: str, path: str) -> Callable[[Handler], Handler]:
         """Decorator: `@server.route("GET", "/v1/whoami")`."""
@@ -173,7 +181,7 @@ class FakeServer:
         return self
 
     async def _start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0, ssl=self.tls)
         self.port = self._server.sockets[0].getsockname()[1]
 
     def stop(self) -> None:
@@ -204,8 +212,10 @@ class FakeServer:
                 await conn.problem(404, "not_found", "Not found")
             else:
                 await handler(req, conn)
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
             pass
+        except asyncio.CancelledError:
+            return  # server shutting down: end the handler quietly
         finally:
             self._tasks.discard(task)
             with contextlib.suppress(Exception):
