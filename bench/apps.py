@@ -20,6 +20,12 @@ BASELINE_TITLE = "ito-bench baseline"
 PICKER_MARKER = "Bookings"
 """Text of the booking picker's title (ito_tui.tui.screens.bookings)."""
 
+PIPELINE_MARKER = "w cycles"
+"""Caption of the pipeline screen's telemetry panel ("window: 15 min (w cycles)")."""
+
+WINDOW_LABELS = ("15 min", "6 h", "run")
+"""What the pipeline's `w` key cycles through, shown as "window: LABEL"."""
+
 COLS, ROWS = 120, 36
 
 _HOME = Path(tempfile.mkdtemp(prefix="ito-bench-home-"))
@@ -62,4 +68,15 @@ def environ_note() -> str:
     return (
         f"pty {COLS}x{ROWS}, TERM=xterm-256color, no COLORTERM (256 colours), "
         f"{os.cpu_count()} cores"
+    )
+
+
+def start_pipeline(ctx: Context, backend: Backend, run_id: str) -> TermProcess:
+    """The real app opened on `run_id`'s pipeline screen (bench/open_run.py) in a pty."""
+    return TermProcess(
+        [ctx.python, str(ROOT / "bench" / "open_run.py"), run_id],
+        env=app_env(backend),
+        cols=COLS,
+        rows=ROWS,
+        cwd=str(ROOT),
     )

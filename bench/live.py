@@ -1,0 +1,141 @@
+"""Live-run fixtures: create a run on desk_sim over HTTP, wait for a stage, freeze it,
+and put the rate-controlled proxy (bench/rate_server.py) in front of it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .context import ROOT, Backend, Context, backend
+
+
+def _client(be: Backend) -> httpx.Client:
+    return httpx.Client(
+        base_url=be.url, headers={"Authorization": f"Bearer {be.token}"}, timeout=30.0
+    )
+
+
+def create_run(be: Backend, *, scenario: str | None = None, time_scale: float | None = None) -> str:
+    """Submit a run on the first completed booking without an active run; its id."""
+    with _client(be) as c:
+        caps = c.get("/v1/capabilities").json()
+        bookings = c.get("/v1/bookings", params={"status": "completed"}).json()["items"]
+        free = [b for b in bookings if not b.get("active_run_id")]
+        if not free:
+            raise RuntimeError("no free completed booking on desk_sim")
+        spec: dict[str, Any] = {
+            "booking_id": free[0]["booking_id"],
+            "model_size": "8B" if "8B" in caps.get("model_sizes", []) else caps["model_sizes"][0],
+            "data_ref": "catalog://fineweb-edu@1.3",
+            "target_capability": caps["target_capabilities"][0],
+            "budget_usd": "500000",
+        }
+        sim: dict[str, Any] = {}
+        if scenario:
+            sim["scenario"] = scenario
+        if time_scale:
+            sim["time_scale"] = time_scale
+        if sim:
+            spec["sim"] = sim
+        r = c.post("/v1/runs", json=spec, headers={"Idempotency-Key": str(uuid.uuid4())})
+        if r.status_code >= 300:
+            raise RuntimeError(f"POST /v1/runs: {r.status_code} {r.text[:500]}")
+        return str(r.json()["run_id"])
+
+
+def get_run(be: Backend, run_id: str) -> dict[str, Any]:
+    with _client(be) as c:
+        r = c.get(f"/v1/runs/{run_id}")
+        r.raise_for_status()
+        doc: dict[str, Any] = r.json()
+        return doc
+
+
+def wait_stage(be: Backend, run_id: str, stage: str, timeout: float = 120.0) -> dict[str, Any]:
+    """Poll until the run's current stage is `stage` (raises on timeout or a terminal run)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = get_run(be, run_id)
+        if run.get("current_stage") == stage:
+            return run
+        if run.get("terminal"):
+            raise RuntimeError(f"run ended in {run.get('state')} before {stage}")
+        time.sleep(0.2)
+    raise RuntimeError(f"run {run_id} did not reach {stage} in {timeout} s")
+
+
+@dataclass
+class LiveRun:
+    """A frozen desk_sim run with the rate proxy in front: point the app at `proxy`."""
+
+    run_id: str
+    sim: Backend
+    proxy: Backend
+    proxy_proc: subprocess.Popen[bytes]
+
+    def set_rate(self, rate: float) -> None:
+        httpx.post(
+            f"{self.proxy.url}/bench/rate", params={"value": rate}, timeout=10
+        ).raise_for_status()
+
+    def sent(self) -> int:
+        return int(httpx.get(f"{self.proxy.url}/bench/stats", timeout=10).json()["sent"])
+
+
+_LISTENING = re.compile(rb"listening on (http://\S+)")
+
+
+@contextmanager
+def live_run(ctx: Context, rate: float, *, stage: str = "pretrain") -> Iterator[LiveRun]:
+    """desk_sim runs a run fast until `stage`, is restarted nearly frozen on the same DB, and
+    the rate proxy serves that run's event stream at `rate` events/s."""
+    with tempfile.TemporaryDirectory(prefix="ito-bench-live-") as tmp:
+        db = Path(tmp) / "sim.db"
+        with backend(speed=600.0, scenario="happy", db=db) as fast:
+            run_id = create_run(fast)
+            wait_stage(fast, run_id, stage)
+            ctx.log(f"run {run_id} reached {stage}; restarting desk_sim nearly frozen")
+        # Same DB, slow clock: the run stays where it is while the proxy streams events.
+        with backend(speed=0.001, scenario="happy", db=db) as slow:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "bench.rate_server", "--upstream", slow.url,
+                 "--run-id", run_id, "--rate", str(rate)],
+                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            try:
+                url = _wait_url(proc)
+                yield LiveRun(run_id, slow, Backend(url, slow.token, proc, db), proc)
+            finally:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+def _wait_url(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> str:
+    out: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            m = _LISTENING.search(line)
+            if m and not out:
+                out.append(m.group(1).decode())
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while not out and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    if not out:
+        raise RuntimeError("rate server did not start")
+    return out[0]
