@@ -74,7 +74,7 @@ class GpuSku:
 
 
 GPU_SKUS: Mapping[str, GpuSku] = {
-    # 8B bf16 + compile at MFU 0.37 gives ≈ 6.7K tokens/s/GPU; float8 x1.27 ≈ 8.5K (torchtitan).
+    # 8B bf16 + compile at MFU 0.39 gives ≈ 6.7K tokens/s/GPU; float8 x1.28 ≈ 8.5K (torchtitan).
     "H100-SXM-80GB": GpuSku(
         name="H100-SXM-80GB",
         architecture="hopper",
@@ -84,8 +84,8 @@ GPU_SKUS: Mapping[str, GpuSku] = {
         peak_fp8_tflops=1979.0,
         nvlink_gb_per_s=450.0,
         list_price_usd_per_gpu_hour=Decimal("2.49"),
-        mfu_bf16=0.37,
-        float8_speedup=1.27,
+        mfu_bf16=0.39,
+        float8_speedup=1.28,
         mxfp8_speedup=None,
     ),
     # Same tensor cores as H100, 1.4x the HBM bandwidth: float8 reaches ≈ 10.9K tokens/s/GPU.
@@ -98,8 +98,8 @@ GPU_SKUS: Mapping[str, GpuSku] = {
         peak_fp8_tflops=1979.0,
         nvlink_gb_per_s=450.0,
         list_price_usd_per_gpu_hour=Decimal("3.29"),
-        mfu_bf16=0.39,
-        float8_speedup=1.54,
+        mfu_bf16=0.41,
+        float8_speedup=1.56,
         mxfp8_speedup=None,
     ),
     "B200-SXM-180GB": GpuSku(
@@ -111,7 +111,7 @@ GPU_SKUS: Mapping[str, GpuSku] = {
         peak_fp8_tflops=4500.0,
         nvlink_gb_per_s=900.0,
         list_price_usd_per_gpu_hour=Decimal("4.99"),
-        mfu_bf16=0.36,
+        mfu_bf16=0.37,
         float8_speedup=1.22,
         mxfp8_speedup=1.32,
     ),

@@ -10,7 +10,7 @@ for inputs the desk cannot plan at all.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 
 from ito_tui.contract import ActivationCheckpoint, Booking, BookingStatus, Plan, Precision, Refusal
@@ -289,7 +289,9 @@ def check_budget_and_window(
     """Budget ceiling, p50 cost against the budget, and p50 wall clock against the window.
 
     The desk's ceiling is always checked; cost and window only for a feasible plan (numbers of
-    a plan that cannot run would only repeat its refusal). Returns (refusals, fits_window).
+    a plan that cannot run would only repeat its refusal), and the window not at all for an
+    expired or cancelled booking (`booking.not_active` says it). Returns
+    (refusals, fits_window).
     """
     out = []
     budget = ctx.spec.budget_usd
@@ -305,8 +307,9 @@ def check_budget_and_window(
             )
         )
     start = max(now, ctx.booking.starts_at)
-    end_p50 = start + timedelta(hours=sched.wall_clock_h_p50)
-    fits_window = end_p50 <= ctx.booking.ends_at
+    # Compare hours, not datetimes: a hopeless plan's p50 can overflow datetime arithmetic.
+    left_h = max(0.0, (ctx.booking.ends_at - start).total_seconds() / 3600)
+    fits_window = sched.wall_clock_h_p50 <= left_h
     if not plan_feasible:
         return out, fits_window
     if sched.usd_p50 > budget:
@@ -330,8 +333,8 @@ def check_budget_and_window(
                 ),
             )
         )
-    if not fits_window:
-        left_h = max(0.0, (ctx.booking.ends_at - start).total_seconds() / 3600)
+    ended = str(ctx.booking.status) in (BookingStatus.expired.value, BookingStatus.cancelled.value)
+    if not fits_window and not ended:
         scale = left_h / sched.wall_clock_h_p50 if sched.wall_clock_h_p50 > 0 else 0.0
         out.append(
             Refusal(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
 
-from ito_tui.contract import ActivationCheckpoint, FabricKind, Precision, Warning_
+from ito_tui.contract import ActivationCheckpoint, BookingStatus, FabricKind, Precision, Warning_
 
 from .catalog import MODEL_SIZES
 from .plan_context import PlanContext
@@ -118,8 +117,11 @@ def rationale(ctx: PlanContext) -> list[str]:
     return out
 
 
-def plan_warnings(ctx: PlanContext, sched: Schedule) -> list[Warning_]:
-    """Things an operator should know that do not refuse the run."""
+def plan_warnings(ctx: PlanContext, sched: Schedule, *, feasible: bool = True) -> list[Warning_]:
+    """Things an operator should know that do not refuse the run.
+
+    Cost and window warnings are left out for an infeasible plan: its refusal says more.
+    """
     out = []
     booking = ctx.booking
     unhealthy = [n.hostname for n in booking.nodes if not n.healthy]
@@ -155,7 +157,7 @@ def plan_warnings(ctx: PlanContext, sched: Schedule) -> list[Warning_]:
                 "per GPU: little headroom for allocator spikes.",
             )
         )
-    if sched.usd_p90 > ctx.spec.budget_usd >= sched.usd_p50:
+    if feasible and sched.usd_p90 > ctx.spec.budget_usd >= sched.usd_p50:
         out.append(
             Warning_(
                 code="budget.p90_over",
@@ -170,8 +172,9 @@ def plan_warnings(ctx: PlanContext, sched: Schedule) -> list[Warning_]:
                 message=f"{ctx.spec.seq_len:,}-token sequences without context parallelism.",
             )
         )
-    end_p90 = max(ctx.now, booking.starts_at) + timedelta(hours=sched.wall_clock_h_p90)
-    if end_p90 > booking.ends_at and sched.wall_clock_h_p50 > 0:
+    left_h = (booking.ends_at - max(ctx.now, booking.starts_at)).total_seconds() / 3600
+    ended = str(booking.status) in (BookingStatus.expired.value, BookingStatus.cancelled.value)
+    if feasible and not ended and sched.wall_clock_h_p90 > left_h:
         out.append(
             Warning_(
                 code="booking.window_tight",

@@ -11,7 +11,7 @@ activation checkpointing none → selective → full by memory pressure.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ito_tui.contract import ActivationCheckpoint, Precision
@@ -42,6 +42,8 @@ TARGET_TOKENS_PER_GPU_STEP = 16_384
 """torchtitan's 8B recipe: local batch 2 × 8192 tokens per GPU."""
 MEMORY_HEADROOM_FRAC = 0.985
 """Plans must leave ~1.5 % of HBM free for allocator spikes."""
+NO_AC_HEADROOM_FRAC = 0.9
+"""Without activation checkpointing a plan must stay under 90 % of the usable memory."""
 FP8_MIN_PARAMS = 1e9
 
 
@@ -118,46 +120,68 @@ def _local_batches(seq_len: int, cp: int, pp: int) -> list[int]:
     return out
 
 
-def _candidates(
-    arch: ModelArch, node_count: int, gpus_per_node: int, seq_len: int, precision: Precision
-) -> Iterator[Layout]:
-    """Layouts in preference order: the first that fits is the plan."""
+def _tp_options(tp0: int, gpus_per_node: int) -> list[int]:
+    fitting = [t for t in _pow2_up_to(1, gpus_per_node) if gpus_per_node % t == 0]
+    preferred = [t for t in fitting if t >= tp0]
+    return preferred or fitting[-1:]
+
+
+def _cp_options(seq_len: int, room: int) -> list[int]:
+    """CP degrees to try: from the long-context default up to what the mesh has room for."""
+    if seq_len < LONG_CONTEXT_SEQ_LEN:
+        return [1]
+    cap = _pow2_floor(max(room, 1))
+    return _pow2_up_to(min(desired_cp(seq_len), cap), cap)
+
+
+_AC_TIERS: tuple[tuple[ActivationCheckpoint, ...], ...] = (
+    (ActivationCheckpoint.none, ActivationCheckpoint.selective),
+    (ActivationCheckpoint.full,),
+)
+
+
+def _meshes(
+    arch: ModelArch, node_count: int, gpus_per_node: int, seq_len: int
+) -> Iterator[tuple[int, int, int]]:
+    """(pp, tp, cp) in preference order: torchtitan's defaults first, escalating PP last."""
     world = node_count * gpus_per_node
     tp0 = desired_tp(arch, gpus_per_node)
-    pp0 = min(desired_pp(arch, tp0), _pow2_floor(world // tp0))
-    cp0 = desired_cp(seq_len)
-    replica_options = sorted((r for r in range(1, node_count + 1) if node_count % r == 0),
-                             reverse=True)  # fmt: skip
-    ac_tiers = (
-        (ActivationCheckpoint.none, ActivationCheckpoint.selective),
-        (ActivationCheckpoint.full,),
-    )
+    pp0 = min(desired_pp(arch, tp0), _pow2_floor(max(world // tp0, 1)))
     for pp in _pow2_up_to(pp0, world):
-        for tp in _pow2_up_to(tp0, gpus_per_node):
-            if gpus_per_node % tp or world % (tp * pp):
+        for tp in _tp_options(tp0, gpus_per_node):
+            if world % (tp * pp):
                 continue
-            for cp in _pow2_up_to(cp0, max(cp0, world // (tp * pp))):
-                if cp > 1 and seq_len < LONG_CONTEXT_SEQ_LEN:
-                    continue
-                for tier in ac_tiers:
-                    for r in replica_options:
-                        group = world // r
-                        if group % (tp * pp * cp):
-                            continue
-                        shard = group // (tp * pp * cp)
-                        for lbs in _local_batches(seq_len, cp, pp):
-                            for ac in tier:
-                                yield Layout(
-                                    dp_replicate=r,
-                                    dp_shard=shard,
-                                    tp=tp,
-                                    pp=pp,
-                                    cp=cp,
-                                    local_batch_seqs=lbs,
-                                    seq_len=seq_len,
-                                    activation_checkpoint=ac,
-                                    precision=precision,
-                                )
+            for cp in _cp_options(seq_len, world // (tp * pp)):
+                yield pp, tp, cp
+
+
+def _replica_options(node_count: int) -> list[int]:
+    """Replica-group counts, most first: each group is a whole number of nodes."""
+    return [r for r in range(node_count, 0, -1) if node_count % r == 0]
+
+
+def _layout(
+    r: int, group: int, mesh: tuple[int, int, int], lbs: int, ac: ActivationCheckpoint,
+    seq_len: int, precision: Precision,
+) -> Layout:  # fmt: skip
+    pp, tp, cp = mesh
+    return Layout(
+        dp_replicate=r,
+        dp_shard=group // (tp * pp * cp),
+        tp=tp,
+        pp=pp,
+        cp=cp,
+        local_batch_seqs=lbs,
+        seq_len=seq_len,
+        activation_checkpoint=ac,
+        precision=precision,
+    )
+
+
+def _fits(memory: MemoryEstimate, ac: ActivationCheckpoint, sku: GpuSku) -> bool:
+    # Running without checkpointing leaves no recompute slack: demand more headroom for it.
+    limit = usable_gib(sku) * (NO_AC_HEADROOM_FRAC if ac == ActivationCheckpoint.none else 1.0)
+    return memory.total_gib <= limit
 
 
 def choose_layout(
@@ -168,24 +192,55 @@ def choose_layout(
     gpus_per_node: int,
     seq_len: int,
     precision: Precision,
+    rank: Callable[[Layout], float] | None = None,
 ) -> LayoutChoice:
-    """The most preferred layout that fits in memory, or the leanest one with `fits=False`."""
+    """The most preferred layout that fits in memory, or the leanest one with `fits=False`.
+
+    Meshes (pp, tp, cp) and activation-checkpointing tiers are tried in preference order;
+    within the first that fits, every replica-group count with its best batch is a
+    candidate, and `rank` (e.g. tokens/s) picks among them — ties keep the most replicas.
+    """
     world = node_count * gpus_per_node
-    limit = usable_gib(sku)
-    leanest: tuple[Layout, MemoryEstimate] | None = None
     tried = 0
-    state_floor = STATE_BYTES_PER_PARAM * arch.params / world / GIB
-    for layout in _candidates(arch, node_count, gpus_per_node, seq_len, precision):
-        tried += 1
+    state_floor = STATE_BYTES_PER_PARAM * arch.params / max(world, 1) / GIB
+    meshes = list(_meshes(arch, node_count, gpus_per_node, seq_len))
+    if state_floor <= usable_gib(sku):
+        for mesh in meshes:
+            pp, tp, cp = mesh
+            for tier in _AC_TIERS:
+                found: list[tuple[Layout, MemoryEstimate]] = []
+                for r in _replica_options(node_count):
+                    group = world // r
+                    if group % (tp * pp * cp):
+                        continue
+                    hit = None
+                    for lbs in _local_batches(seq_len, cp, pp):
+                        for ac in tier:
+                            layout = _layout(r, group, mesh, lbs, ac, seq_len, precision)
+                            memory = memory_estimate(arch, layout)
+                            tried += 1
+                            if _fits(memory, ac, sku):
+                                hit = (layout, memory)
+                                break
+                        if hit is not None:
+                            break
+                    if hit is not None:
+                        found.append(hit)
+                if found:
+                    best = max(found, key=lambda c: rank(c[0]) if rank else 0.0)
+                    return LayoutChoice(best[0], best[1], True, tried)
+    # Nothing fits: report the leanest layout (fully sharded, full AC, one sequence per rank).
+    leanest: tuple[Layout, MemoryEstimate] | None = None
+    for mesh in meshes:
+        pp, tp, cp = mesh
+        if world % (tp * pp * cp):
+            continue
+        layout = _layout(1, world, mesh, 1, ActivationCheckpoint.full, seq_len, precision)
         memory = memory_estimate(arch, layout)
-        if memory.total_gib <= limit:
-            return LayoutChoice(layout, memory, True, tried)
+        tried += 1
         if leanest is None or memory.total_gib < leanest[1].total_gib:
             leanest = (layout, memory)
-        # Fully sharded state alone overflows: no layout can fit, stop after the first tier.
-        if state_floor > limit and tried >= 64:
-            break
-    if leanest is None:  # only when the node shape admits no layout at all
+    if leanest is None:
         fallback = Layout(1, world, 1, 1, 1, 1, seq_len, ActivationCheckpoint.full, precision)
         leanest = (fallback, memory_estimate(arch, fallback))
     return LayoutChoice(leanest[0], leanest[1], False, tried)

@@ -164,6 +164,7 @@ def _estimate(
     budget: Decimal,
     fits_window: bool,
     ctx: PlanContext | None = None,
+    feasible: bool = False,
 ) -> Estimate:
     if sched is None:
         return Estimate(
@@ -199,7 +200,7 @@ def _estimate(
         fits_booking_window=fits_window,
         expected_interruptions=round(sched.expected_interruptions, 3),
         refusals=refusals,
-        warnings=plan_warnings(ctx, sched) if ctx is not None else [],
+        warnings=[] if ctx is None else plan_warnings(ctx, sched, feasible=feasible),
     )
 
 
@@ -235,6 +236,7 @@ def plan_and_estimate(
         gpus_per_node=booking.gpus_per_node,
         seq_len=spec.seq_len,
         precision=choose_precision(sku, arch),
+        rank=lambda candidate: _speed(arch, candidate, sku, booking).tokens_per_s_per_gpu,
     )
     layout = _shrink_batch(choice.layout, critical) if choice.fits else choice.layout
     if layout is not choice.layout:
@@ -276,4 +278,5 @@ def plan_and_estimate(
         budget=spec.budget_usd,
         fits_window=fits_window,
         ctx=ctx,
+        feasible=not physical,
     )
