@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -87,6 +88,18 @@ def _token_value(source: TokenSource | None) -> str | None:
     if not value or any(not (0x21 <= ord(c) <= 0x7E) for c in value):
         raise AuthError("The stored token contains characters not allowed in an HTTP header")
     return value
+
+
+def _tls_verify_failed(exc: BaseException) -> bool:
+    """Whether `exc` (or what it wraps) is a TLS certificate verification failure."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 class Transport:
@@ -185,6 +198,13 @@ class Transport:
                     )
             except _NOTHING_SENT as exc:
                 last = self.unavailable(exc, endpoint, token)
+                if _tls_verify_failed(exc):
+                    # Retrying cannot fix a certificate; say what can.
+                    last.message += (
+                        ". The backend's TLS certificate is not trusted: set ca_bundle to the "
+                        "CA that issued it"
+                    )
+                    raise last from None
             except _TRANSIENT as exc:
                 last = self.unavailable(exc, endpoint, token)
                 if not retryable:

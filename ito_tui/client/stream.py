@@ -170,11 +170,10 @@ class EventStream:
         self._stall_s = self._policy.stall_timeout_s or 3.0 * max(caps.limits.heartbeat_s, 0.1)
 
     def _set(self, **changes: Any) -> None:
-        new = replace(self._state, **changes)
-        if new == self._state:
-            return
+        old, new = self._state, replace(self._state, **changes)
         self._state = new
-        if self.on_state is not None and set(changes) - {"last_seq"}:
+        # `last_seq` moves with every event; the callback is for connection changes only.
+        if self.on_state is not None and replace(old, last_seq=0) != replace(new, last_seq=0):
             self.on_state(new)
 
     # ------------------------------------------------------------ the loop

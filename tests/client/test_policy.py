@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import logging
 import socket
 import ssl
 from collections.abc import Iterator
@@ -176,10 +177,15 @@ async def test_custom_ca_bundle_verifies_a_self_signed_backend(
     assert caps.api_version == "v1"
 
 
-async def test_tls_is_verified_by_default(tls_server: tuple[FakeServer, Path]) -> None:
+async def test_tls_is_verified_by_default(
+    tls_server: tuple[FakeServer, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="ito_tui.client")
     server, _ = tls_server
     async with make_client(server.url) as c:
         with pytest.raises(BackendUnavailable) as info:
             await c.capabilities()
-    assert "CERTIFICATE_VERIFY_FAILED" in str(info.value)
+    assert "CERTIFICATE_VERIFY_FAILED" in str(info.value) and "ca_bundle" in str(info.value)
     assert server.received == []
+    retries = [r for r in caplog.records if "retry" in r.getMessage()]
+    assert retries == [], "a certificate failure is not retried"

@@ -56,6 +56,18 @@ async def test_happy_stream_ends_after_terminal(server: FakeServer, client: ItoC
     assert run.last_event_ids == [None], "no reconnect after the terminal event"
 
 
+async def test_on_state_reports_connection_changes_not_every_event(
+    server: FakeServer, client: ItoClient
+) -> None:
+    ScriptedRun(server, n=50)
+    states: list[ConnectionState] = []
+    stream = client.events("run_1", on_state=states.append)
+    events = [e async for e in stream]
+    assert len(events) == 50
+    assert [s.status for s in states] == ["connecting", "live", "closed"]
+    assert states[-1].last_seq == 50
+
+
 async def test_exactly_once_across_drops_stalls_errors_and_replays(
     server: FakeServer, client: ItoClient
 ) -> None:
