@@ -116,6 +116,12 @@ class RunState:
             f"terminal={self.terminal}, pending={list(self.pending_proposals)!r})"
         )
 
+    def __copy__(self) -> RunState:
+        return self  # immutable: a copy is the object itself
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RunState:
+        return self
+
     # ------------------------------------------------------------ construction
 
     @classmethod
@@ -157,10 +163,10 @@ class RunState:
             proposals=proposals,
             pending_proposals=pending,
             spend=run.spend,
-            spend_seq=max(seq, self.last_seq),
+            spend_seq=max(seq, run.last_event_seq, self.last_seq),
             failure=run.failure,
             terminal=run.terminal,
-            last_seq=max(seq, self.last_seq),
+            last_seq=max(seq, run.last_event_seq, self.last_seq),
             plan=run.plan if run.plan is not None else self.plan,
             spec=run.spec,
             goodput=run.goodput,

@@ -140,10 +140,24 @@ class TelemetrySeries:
     (nothing stored).
     """
 
-    def __init__(self, name: str = "") -> None:
+    def __init__(
+        self,
+        name: str = "",
+        *,
+        raw: int = RAW,
+        bucket: int = BUCKET,
+        buckets: int = BUCKETS,
+        levels: int = LEVELS,
+    ) -> None:
+        if raw < 1 or bucket < 1 or buckets < 2 or buckets % 2 or levels < 1:
+            raise ValueError("raw, bucket >= 1; buckets even and >= 2; levels >= 1")
         self.name = name
-        self._xs = array("d", [0.0] * RAW)
-        self._ys = array("d", [0.0] * RAW)
+        self._raw = raw
+        self._bucket = bucket
+        self._buckets = buckets
+        self._max_levels = levels
+        self._xs = array("d", [0.0] * raw)
+        self._ys = array("d", [0.0] * raw)
         self._head = 0
         self._size = 0
         # The open first-level bucket that raw samples fold into.
@@ -179,10 +193,10 @@ class TelemetrySeries:
         self.count += 1
         self.last = y
         self.last_x = x
-        i = (self._head + self._size) % RAW
-        if self._size == RAW:
+        i = (self._head + self._size) % self._raw
+        if self._size == self._raw:
             self._fold(self._xs[i], self._ys[i])
-            self._head = (self._head + 1) % RAW
+            self._head = (self._head + 1) % self._raw
         else:
             self._size += 1
         self._xs[i] = x
@@ -200,16 +214,16 @@ class TelemetrySeries:
             b[3] = y
         b[4] = y
         b[5] += 1.0
-        if b[5] >= BUCKET:
+        if b[5] >= self._bucket:
             self._open = None
             self._push(0, b[0], b[1], b[2], b[3], b[4], b[5])
 
     def _push(self, k: int, *bucket: float) -> None:
         if k == len(self._levels):
-            self._levels.append(_Ring(BUCKETS))
+            self._levels.append(_Ring(self._buckets))
         ring = self._levels[k]
         if ring.size == ring.cap:
-            if k == LEVELS - 1:
+            if k == self._max_levels - 1:
                 ring.compact()
             else:
                 self._push(k + 1, *ring.pop_two())
@@ -226,8 +240,12 @@ class TelemetrySeries:
 
     # ------------------------------------------------------------ reading
 
+    def max_nbytes(self) -> int:
+        """The most `nbytes()` can ever be, whatever the number of samples."""
+        return 8 * (2 * self._raw + 6 * self._buckets * self._max_levels) + 48 * MAX_MARKERS
+
     def nbytes(self) -> int:
-        """Bytes held by the sample storage (a memory bound that does not grow with length)."""
+        """Bytes held by the sample storage (bounded by `max_nbytes()`)."""
         raw = self._xs.itemsize * (len(self._xs) + len(self._ys))
         rings = sum(6 * r.x0.itemsize * r.cap for r in self._levels)
         return raw + rings + 48 * len(self._markers)
@@ -242,11 +260,11 @@ class TelemetrySeries:
             yield tuple(array("d", [v]) for v in b[:5])
         if self._size:
             end = self._head + self._size
-            if end <= RAW:
+            if end <= self._raw:
                 xs, ys = self._xs[self._head : end], self._ys[self._head : end]
             else:
-                xs = self._xs[self._head :] + self._xs[: end - RAW]
-                ys = self._ys[self._head :] + self._ys[: end - RAW]
+                xs = self._xs[self._head :] + self._xs[: end - self._raw]
+                ys = self._ys[self._head :] + self._ys[: end - self._raw]
             yield xs, xs, ys, ys, ys
 
     def view(self, width: int, window: float | None = None) -> SeriesView:

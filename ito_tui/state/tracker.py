@@ -52,6 +52,12 @@ class RunTracker:
                 self.bank.add_marker(at, f"rewind {rw.from_step}→{rw.to_step}")
         return True
 
-    def seed(self, run: Run) -> None:
-        """Re-seed from a snapshot fetched out of band (keeps charts, log and markers)."""
+    def seed(self, run: Run) -> bool:
+        """Re-seed from a snapshot fetched out of band (keeps charts, log and markers).
+
+        A snapshot older than what the events already said is ignored (False).
+        """
+        if run.last_event_seq < self.state.last_seq:
+            return False
         self.state = self.state.reseed(run, seq=run.last_event_seq)
+        return True

@@ -1,0 +1,106 @@
+"""EventLog: bounded, filterable, human one-liners, unknown events shown raw and defanged."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ito_tui.contract import make_event
+from ito_tui.state import EventLog, RunTracker, describe
+
+from .sequence import RUN_ID, T0, showcase, telemetry_data
+
+
+def test_log_is_bounded_and_keeps_the_newest() -> None:
+    log = EventLog(capacity=10)
+    for e in showcase():
+        log.append(e)
+    assert len(log) == 10
+    assert [e.seq for e in log][-1] == showcase()[-1].seq
+    assert log.appended > 10
+
+
+def test_telemetry_and_progress_stay_out_unless_asked() -> None:
+    events = showcase()
+    log = EventLog()
+    for e in events:
+        log.append(e)
+    assert not any(e.type in ("telemetry", "stage.progress") for e in log)
+    full = EventLog(include=["telemetry"])
+    for e in events:
+        full.append(e)
+    assert any(e.type == "telemetry" for e in full)
+
+
+def test_filter_by_kind_severity_and_query() -> None:
+    log = EventLog()
+    for e in showcase():
+        log.append(e)
+    gates = log.filter(kind="gates")
+    assert gates and all(e.kind == "gates" for e in gates)
+    assert {e.type for e in gates} == {"gate.started", "gate.result", "gate.passed", "gate.failed"}
+    errors = log.filter(severity="error")
+    assert {e.type for e in errors} >= {"fault.detected", "gate.failed", "run.failed"}
+    actions = log.filter(severity=["action"])
+    assert {e.type for e in actions} == {"proposal.created", "loss.spike_detected"}
+    spikes = log.filter(kind=("faults",), query="SKIPPED")
+    assert [e.type for e in spikes] == ["loss.spike_detected"]
+    assert (
+        log.filter(kind="faults", severity="info", query="recovered")[0].type == "fault.recovered"
+    )
+    assert log.filter(query="no such text anywhere") == []
+
+
+def test_summaries_are_human_and_single_line() -> None:
+    by_type = {}
+    for e in showcase():
+        by_type[e.type] = describe(e)
+    assert by_type["fault.recovered"].startswith("fault f1 (node_failure) recovered after 16.0 min")
+    assert "escalated" in describe(showcase()[50])
+    assert by_type["gate.failed"] == "gate gate_mid_train (mid_train) failed: bench0 acc 0.2 >= 0.5"
+    assert by_type["budget.warning"] == "budget 50% used: $15,000.00 of $30,000.00"
+    assert all("\n" not in t for t in by_type.values())
+
+
+def test_unknown_events_are_shown_raw_with_escapes_made_visible() -> None:
+    e = make_event(
+        "evil.event", seq=1, run_id=RUN_ID, ts=T0, data={"msg": "\x1b]0;pwned\x07\r\nnext\x9b2J"}
+    )
+    text = describe(e)
+    assert text.startswith("evil.event {")
+    assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text and "\r" not in text
+    assert "pwned" in text
+
+
+def test_backend_strings_in_known_events_are_defanged() -> None:
+    e = make_event(
+        "stage.failed",
+        seq=1,
+        run_id=RUN_ID,
+        ts=T0,
+        data={"stage": "pretrain", "reason": "disk \x1b[2Jfull\nreally"},
+    )
+    text = describe(e)
+    assert text == "pretrain failed: disk ␛[2Jfull really"
+
+
+def test_tracker_feeds_state_bank_and_log_once() -> None:
+    t = RunTracker(RUN_ID)
+    events = showcase()
+    assert all(t.feed(e) for e in events)
+    assert not any(t.feed(e) for e in events)
+    assert t.last_seq == events[-1].seq
+    assert t.bank["loss"].count == sum(1 for e in events if e.type == "telemetry")
+    # The rollback shows as a marker on the charts.
+    assert any("rewind 300→200" in label for _, label in t.bank["loss"].markers)
+    n = len(t.log)
+    late = make_event(
+        "telemetry",
+        seq=events[-1].seq + 1,
+        run_id=RUN_ID,
+        ts=T0 + timedelta(days=1),
+        sim_ts=T0 + timedelta(days=2),
+        data=telemetry_data(999, 5000),
+    )
+    assert t.feed(late)
+    assert len(t.log) == n  # telemetry lives in the charts, not the log
+    assert t.bank["loss"].last_x == (T0 + timedelta(days=2)).timestamp()  # keyed by sim time

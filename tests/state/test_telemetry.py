@@ -1,0 +1,238 @@
+"""TelemetrySeries: bounded memory from 10^3 to 10^7 samples, views that never hide extremes."""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import tracemalloc
+from array import array
+from collections import deque
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ito_tui.contract import TelemetrySample
+from ito_tui.state import METRICS, TelemetryBank, TelemetrySeries
+
+from .sequence import telemetry_data
+
+
+def footprint(obj: Any, seen: set[int] | None = None) -> int:
+    """Bytes of `obj` and every container it holds (arrays, lists, deques, rings)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, (list, tuple, deque)):
+        size += sum(footprint(x, seen) for x in obj)
+    elif isinstance(obj, dict):
+        size += sum(footprint(k, seen) + footprint(v, seen) for k, v in obj.items())
+    elif isinstance(obj, (array, str, int, float)) or obj is None:
+        pass
+    else:
+        attrs = getattr(obj, "__dict__", None) or {
+            n: getattr(obj, n) for n in getattr(type(obj), "__slots__", ())
+        }
+        size += sum(footprint(v, seen) for v in attrs.values())
+    return size
+
+
+def fill(series: TelemetrySeries, start: int, stop: int) -> None:
+    append = series.append
+    for i in range(start, stop):
+        append(float(i), math.sin(i / 977.0) + (i % 7) * 0.01)
+
+
+def test_memory_is_bounded_from_1e3_to_1e6_samples() -> None:
+    s = TelemetrySeries("loss")
+    fill(s, 0, 1_000)
+    at = {1_000: footprint(s)}
+    for n in (100_000, 1_000_000):
+        fill(s, max(at), n)
+        at[n] = footprint(s)
+    assert s.count == 1_000_000
+    # Growth is a few fixed-size levels, never proportional to the sample count.
+    assert at[1_000_000] - at[1_000] <= 160 * 1024, at
+    assert at[1_000_000] - at[100_000] <= 64 * 1024, at
+    assert s.nbytes() <= s.max_nbytes()
+    assert footprint(s) <= s.max_nbytes() + 16 * 1024
+
+
+def test_tracemalloc_agrees_with_the_structural_measure() -> None:
+    """The structure walk above must not miss memory: check it against tracemalloc once."""
+    tracemalloc.start()
+    try:
+        s = TelemetrySeries("loss")
+        fill(s, 0, 1_000)
+        traced_small = tracemalloc.get_traced_memory()[0]
+        walked_small = footprint(s)
+        fill(s, 1_000, 150_000)
+        traced_big = tracemalloc.get_traced_memory()[0]
+        walked_big = footprint(s)
+    finally:
+        tracemalloc.stop()
+    traced_growth = traced_big - traced_small
+    walked_growth = walked_big - walked_small
+    assert walked_growth > 0
+    assert traced_growth <= walked_growth + 16 * 1024, (traced_growth, walked_growth)
+
+
+def test_last_level_compacts_so_memory_stops_growing() -> None:
+    s = TelemetrySeries("x", raw=16, bucket=2, buckets=8, levels=3)
+    fill(s, 0, 2_000)
+    size = footprint(s)
+    fill(s, 2_000, 200_000)
+    # Equal up to scalars (a larger int count, an open bucket list or not).
+    assert abs(footprint(s) - size) <= 256
+    assert s.nbytes() == s.max_nbytes() - 48 * 256  # every level allocated, no markers
+    v = s.view(50)
+    assert v.x_start == 0.0 and v.x_end == 199_999.0
+    assert all(c is not None for c in v.columns)
+    assert v.min == s.min and v.max == s.max
+
+
+@pytest.mark.slow
+def test_memory_from_1e3_to_1e7_samples() -> None:
+    s = TelemetrySeries("loss")
+    fill(s, 0, 1_000)
+    small = footprint(s)
+    fill(s, 1_000, 5_000_000)
+    mid = footprint(s)
+    fill(s, 5_000_000, 10_000_000)
+    big = footprint(s)
+    assert big - small <= 200 * 1024
+    assert big - mid <= 1024 * 1024
+    v = s.view(120)
+    assert v.min == pytest.approx(s.min) and v.max == pytest.approx(s.max)
+
+
+def test_a_bank_stays_within_5_mb_whatever_the_run_length() -> None:
+    bank = TelemetryBank()
+    assert set(bank.series) == set(METRICS)
+    assert sum(s.max_nbytes() for s in bank.series.values()) <= 5 * 1024 * 1024
+
+
+# ------------------------------------------------------------ views
+
+ys_strategy = st.lists(
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False), min_size=1, max_size=3000
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ys=ys_strategy,
+    width=st.integers(1, 120),
+    window=st.none() | st.floats(0.0, 4000.0),
+    step=st.sampled_from([1.0, 0.5, 3.0]),
+)
+def test_view_never_hides_a_value(
+    ys: list[float], width: int, window: float | None, step: float
+) -> None:
+    s = TelemetrySeries("x", raw=64, bucket=4, buckets=16, levels=3)
+    for i, y in enumerate(ys):
+        s.append(i * step, y)
+    v = s.view(width, window)
+    assert v.width == width
+    assert v.last == ys[-1]
+    assert v.columns[-1] is not None and v.columns[-1].last == ys[-1]
+    inside = [y for i, y in enumerate(ys) if i * step >= v.x_start]
+    # Every value in the window lies within the window's drawn range ...
+    assert v.min is not None and v.max is not None
+    assert v.min <= min(inside) and v.max >= max(inside)
+    # ... and a whole-run view draws exactly the global extremes.
+    if window is None:
+        assert (v.min, v.max) == (min(ys), max(ys)) == (s.min, s.max)
+    span = v.x_end - v.x_start
+    for i, y in enumerate(ys):
+        x = i * step
+        if x < v.x_start:
+            continue
+        c = width - 1 if span == 0 else min(width - 1, int((x - v.x_start) / span * width))
+        near = [col for col in v.columns[max(0, c - 1) : c + 2] if col is not None]
+        assert any(col.min <= y <= col.max for col in near), (i, y, c)
+
+
+def test_a_one_sample_dip_survives_folding_into_coarse_buckets() -> None:
+    s = TelemetrySeries("loss")
+    for i in range(300_000):
+        s.append(float(i), -50.0 if i == 1234 else 2.0 + 0.001 * math.sin(i))
+    v = s.view(80)
+    assert v.min == -50.0
+    assert sum(1 for c in v.columns if c is not None and c.min == -50.0) >= 1
+    assert v.columns[0] is not None and v.columns[0].min == -50.0  # the dip is early in the run
+
+
+def test_windows_select_the_recent_part() -> None:
+    s = TelemetrySeries("x")
+    for i in range(10_000):
+        s.append(float(i), float(i))
+    v = s.view(10, window=900.0)
+    assert (v.x_start, v.x_end) == (9_099.0, 9_999.0)
+    assert v.min == 9_099.0 and v.max == 9_999.0
+    assert v.columns[0] is not None and v.columns[0].min == 9_099.0
+
+
+def test_gaps_markers_and_x_going_back() -> None:
+    s = TelemetrySeries("x")
+    assert s.view(5).columns == (None,) * 5 and s.view(5).min is None
+    s.append(0.0, 1.0)
+    s.append(1.0, None)
+    s.append(2.0, float("nan"))
+    assert s.count == 1 and s.last == 1.0
+    s.append(10.0, 3.0)
+    s.add_marker(5.0, "rewind 300→200")
+    s.append(4.0, 2.0)  # x went back: clamped to 10 and marked
+    assert s.last_x == 10.0
+    labels = [label for _, label in s.markers]
+    assert labels == ["rewind 300→200", "x went back"]
+    v = s.view(11)
+    assert (5, "rewind 300→200") in v.markers
+    assert v.columns[0] == (1.0, 1.0, 1.0)
+    assert v.columns[-1] is not None and v.columns[-1].min == 2.0 and v.columns[-1].max == 3.0
+
+
+def test_bank_ingests_every_metric() -> None:
+    bank = TelemetryBank()
+    data = telemetry_data(1, 100)
+    data["rl"] = {
+        "reward_mean": 0.4,
+        "entropy": 1.5,
+        "max_staleness_steps": 3,
+        "staleness_bound": 4,
+        "filtered_group_frac": 0.2,
+        "ess_frac": 0.7,
+    }
+    sample = TelemetrySample.model_validate(data)
+    bank.ingest(sample, x=60.0)
+    assert bank["loss"].last == 2.5 and bank["loss"].last_x == 60.0
+    assert bank["mfu"].last == 0.37
+    assert bank["goodput"].last == 0.87 and bank["goodput_runtime"].last == 0.97
+    assert bank["spend_usd"].last == 1.5
+    assert bank["rl_ess"].last == 0.7 and bank["rl_staleness"].last == 3.0
+    assert all(name in bank for name in METRICS)
+    bank.ingest(TelemetrySample.model_validate(telemetry_data(2, 110)))
+    assert bank["rl_ess"].count == 1  # no rl block: nothing appended
+    assert bank["loss"].last_x == sample.ts.timestamp() + 1
+
+
+def test_append_is_cheap_enough_for_long_runs() -> None:
+    """Not a timing assertion: counts that an append touches O(1) buckets on average."""
+    s = TelemetrySeries("x", raw=8, bucket=2, buckets=4, levels=4)
+    pushes = 0
+    original = s._push
+
+    def counting(k: int, *bucket: float) -> None:
+        nonlocal pushes
+        pushes += 1
+        original(k, *bucket)
+
+    s._push = counting  # type: ignore[method-assign]
+    n = 100_000
+    for i in range(n):
+        s.append(float(i), random.random())
+    assert pushes <= n  # each sample is folded once; each bucket moves up a bounded number

@@ -1,0 +1,45 @@
+"""textsafe: control characters from the backend become visible, never act on the terminal."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ito_tui.textsafe import one_line, visible
+
+
+def test_escape_sequences_become_visible() -> None:
+    assert visible("\x1b[31mred\x1b[0m") == "␛[31mred␛[0m"
+    assert visible("\x1b]52;c;ZXZpbA==\x07") == "␛]52;c;ZXZpbA==␇"  # OSC 52 clipboard write
+    assert visible("a\rb") == "a␍b"
+    assert visible("del\x7f") == "del␡"
+    assert visible("csi\x9b2J") == "csi\\x9b2J"
+    assert visible("\u202eevil") == "\\u202eevil"
+
+
+def test_newline_and_tab_kept_unless_asked() -> None:
+    assert visible("a\n\tb") == "a\n\tb"
+    assert visible("a\n\tb", keep_newlines=False) == "a  b"
+
+
+def test_plain_text_is_unchanged() -> None:
+    for s in ("", "loss 2.31", "résumé ✓ 日本語", "step 200→100"):
+        assert visible(s) == s
+
+
+def test_one_line_collapses_and_truncates() -> None:
+    assert one_line("  a\n\n b\tc  ") == "a b c"
+    assert one_line("abcdefghij", 5) == "abcd…"
+    assert one_line("abc", 3) == "abc"
+    assert one_line("\x1b[2J", 10) == "␛[2J"
+
+
+@given(st.text())
+def test_no_control_character_survives(s: str) -> None:
+    out = visible(s)
+    for ch in out:
+        code = ord(ch)
+        assert ch in "\n\t" or not (code < 0x20 or 0x7F <= code < 0xA0)
+        assert ch not in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
+    line = one_line(s, 40)
+    assert "\n" not in line and "\t" not in line and len(line) <= 40
