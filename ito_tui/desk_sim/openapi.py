@@ -1,0 +1,126 @@
+"""The OpenAPI 3.1 document of the contract, from the FastAPI app plus problem+json errors."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from fastapi import FastAPI
+
+from ito_tui.contract import PROBLEM_CONTENT_TYPE, Problem
+
+IDEMPOTENT = {
+    ("post", "/v1/runs"),
+    ("post", "/v1/runs/{run_id}/cancel"),
+    ("post", "/v1/proposals/{proposal_id}/approve"),
+    ("post", "/v1/proposals/{proposal_id}/reject"),
+}
+ERRORS: dict[tuple[str, str], dict[str, str]] = {
+    ("post", "/v1/runs"): {
+        "404": "booking.not_found",
+        "409": "booking.busy, booking.not_active or idempotency.in_flight",
+        "422": "validation.failed, run.refused (with refusals[]) or idempotency.key_reused",
+        "501": "capability.not_implemented (capability: runs.create) on a scaffold backend",
+    },
+    ("post", "/v1/estimates"): {"404": "booking.not_found", "422": "validation.failed"},
+    ("post", "/v1/runs/{run_id}/cancel"): {"409": "run.terminal or idempotency.in_flight"},
+    ("post", "/v1/proposals/{proposal_id}/approve"): {
+        "409": "proposal.already_decided (current: the decided proposal), proposal.expired, "
+        "run.terminal or idempotency.in_flight"
+    },
+    ("post", "/v1/sim/runs/{run_id}/inject"): {"409": "run.terminal"},
+}
+ERRORS[("post", "/v1/proposals/{proposal_id}/reject")] = ERRORS[
+    ("post", "/v1/proposals/{proposal_id}/approve")
+]
+DESCRIPTION = """The Itô training API v1 (API.md), served by the desk simulator.
+
+Errors are RFC 9457 problem+json with a stable `code`. Every response carries
+`X-Request-Id`. State-changing POSTs take an `Idempotency-Key`: the same key and
+body replay the stored response (`Idempotent-Replayed: true`), the same key with
+another body is 422 `idempotency.key_reused`, a key still in flight is 409
+`idempotency.in_flight`, a missing key is 400 `idempotency.key_missing`.
+Simulated clocks: stage `started_at`/`ended_at`, checkpoint `created_at` and
+event `sim_ts` are simulated time; `ts`, run and proposal timestamps are wall time.
+"""
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "headers": {"X-Request-Id": {"schema": {"type": "string"}}},
+        "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+
+
+def finish(doc: dict[str, Any]) -> dict[str, Any]:
+    """Replace FastAPI's default 422 with problem+json errors and document our headers."""
+    doc = copy.deepcopy(doc)
+    doc["info"]["description"] = DESCRIPTION
+    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(problem.pop("$defs", {}))
+    schemas["Problem"] = problem
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            _finish_op(method, path, op)
+    return doc
+
+
+def _finish_op(method: str, path: str, op: dict[str, Any]) -> None:
+    responses: dict[str, Any] = op.setdefault("responses", {})
+    responses.pop("422", None)
+    for status, response in responses.items():
+        response.setdefault("headers", {})["X-Request-Id"] = {"schema": {"type": "string"}}
+        if status.startswith("2") and (method, path) in IDEMPOTENT:
+            response["headers"]["Idempotent-Replayed"] = {
+                "description": "`true` when this is a stored response replayed for the key",
+                "schema": {"type": "string"},
+            }
+    if (method, path) == ("post", "/v1/runs"):
+        responses["202"]["headers"]["Location"] = {"schema": {"type": "string"}}
+    if path.endswith("/events"):
+        responses["200"]["content"].pop("application/json", None)
+    params = op.get("parameters", [])
+    for param in params:
+        if param["in"] == "header" and param["name"].lower() == "idempotency-key":
+            param["required"] = True
+            param["schema"] = {"type": "string", "minLength": 1, "maxLength": 255}
+    if path != "/v1/capabilities":
+        responses["401"] = _problem("auth.invalid: missing or unknown bearer token")
+    if params:
+        responses["400"] = _problem(
+            "request.invalid, request.invalid_cursor or idempotency.key_missing"
+        )
+    if re.search(r"\{\w+\}", path):
+        responses["404"] = _problem("run.not_found, booking.not_found or proposal.not_found")
+    if "requestBody" in op:
+        responses["422"] = _problem("validation.failed (with errors[])")
+    if (method, path) in IDEMPOTENT:
+        responses["409"] = _problem("idempotency.in_flight")
+        responses["422"] = _problem("validation.failed or idempotency.key_reused")
+    for status, text in ERRORS.get((method, path), {}).items():
+        responses[status] = _problem(text)
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Serve the finished document at /openapi.json."""
+    original = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = finish(original())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override hook
+
+
+def openapi_document() -> dict[str, Any]:
+    """OpenAPI 3.1 of the contract as this simulator implements it (`ito-tui contract`)."""
+    from .app import create_app
+    from .config import SimConfig
+
+    return create_app(SimConfig()).openapi()

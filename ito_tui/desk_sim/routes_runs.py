@@ -1,0 +1,302 @@
+"""Routes for runs: create, list, get, cancel, telemetry, checkpoints, proposals, inject."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi.responses import JSONResponse, Response
+
+from ito_tui.contract import (
+    CancelRequest,
+    Checkpoint,
+    Decision,
+    InjectRequest,
+    Page,
+    Proposal,
+    ProposalStatus,
+    Run,
+    RunStateName,
+    RunSummary,
+    TelemetryPage,
+    TrainingSpec,
+    now_utc,
+)
+
+from .engine import DecisionError, Engine
+from .guards import DeskDep, Operator, idempotent
+from .problems import ApiError
+from .routes_desk import Cursor, Limit, decode_cursor, encode_cursor, ok, preflight, scenario_of
+from .runtime import Desk
+from .telemetry import MAX_POINTS_LIMIT, telemetry_page
+
+router = APIRouter(tags=["runs"])
+
+IdemKey = Annotated[
+    str | None,
+    Header(alias="Idempotency-Key", description="Required: a UUID; same key + body replays."),
+]
+
+
+def run_json(snapshot: str) -> dict[str, Any]:
+    return Run.model_validate_json(snapshot).model_dump(mode="json")
+
+
+def summary_of(run: dict[str, Any]) -> dict[str, Any]:
+    current = run.get("current_stage")
+    frac = None
+    for stage in run["stages"]:
+        if stage["name"] == current and stage.get("progress"):
+            frac = stage["progress"]["frac"]
+    return RunSummary.model_validate(
+        {
+            **run,
+            "stage_progress_frac": frac,
+            "model_size": run["spec"]["model_size"],
+        }
+    ).model_dump(mode="json")
+
+
+def live_engine(desk: Desk, run_id: str) -> Engine:
+    engine = desk.engine(run_id)
+    if engine is None:
+        raise ApiError("run.not_found", f"no run {run_id}")
+    return engine
+
+
+@router.post("/v1/runs", response_model=Run, status_code=202)
+async def create_run(
+    request: Request,
+    spec: TrainingSpec,
+    desk: DeskDep,
+    operator: Operator,
+    _key: IdemKey = None,
+) -> Response:
+    """Pre-flight the spec and start a run on a completed booking (202 + `Location`)."""
+    if desk.config.mode == "scaffold":
+        raise ApiError(
+            "capability.not_implemented",
+            "starting runs is not wired on this backend yet",
+            capability="runs.create",
+        )
+
+    async def action() -> Response:
+        booking = desk.booking(spec.booking_id)
+        if booking is None:
+            raise ApiError("booking.not_found", f"no booking {spec.booking_id}")
+        if str(booking.status) != "completed":
+            raise ApiError(
+                "booking.not_active",
+                f"booking {booking.booking_id} is {booking.status}; only completed "
+                "bookings can take a run",
+            )
+        scenario = scenario_of(desk, spec)
+        if desk.config.preflight_delay_s:
+            await asyncio.sleep(desk.config.preflight_delay_s)
+        busy = desk.store.active_run_by_booking().get(booking.booking_id)
+        if busy is not None:
+            raise ApiError("booking.busy", f"booking {booking.booking_id} is running {busy}")
+        estimate = preflight(desk, spec, booking)
+        if estimate.refusals:
+            raise ApiError(
+                "run.refused",
+                "; ".join(r.reason for r in estimate.refusals),
+                refusals=[r.model_dump(mode="json") for r in estimate.refusals],
+            )
+        sim = spec.sim
+        engine = Engine.create(
+            run_id="run_" + secrets.token_hex(6),
+            spec=spec,
+            booking=booking,
+            estimate=estimate,
+            operator=operator,
+            scenario=scenario,
+            seed=sim.seed if sim and sim.seed is not None else desk.config.seed,
+            speed=sim.time_scale if sim and sim.time_scale else desk.config.speed,
+            approval_speed=desk.config.approval_speed,
+            ttl_s=desk.config.proposal_ttl_s,
+            now=now_utc(),
+        )
+        desk.add(engine, operator)
+        run_id = engine.run["run_id"]
+        return ok(run_json(json.dumps(engine.run)), 202, headers={"Location": f"/v1/runs/{run_id}"})
+
+    return await idempotent(request, desk, operator, action)
+
+
+@router.get("/v1/runs", response_model=Page[RunSummary])
+def list_runs(
+    desk: DeskDep,
+    _operator: Operator,
+    state: Annotated[RunStateName | None, Query()] = None,
+    booking_id: Annotated[str | None, Query(max_length=200)] = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> JSONResponse:
+    """Runs, newest first."""
+    after = decode_cursor(cursor, "r")
+    rows = desk.store.list_runs(
+        state=state.value if state else None, booking_id=booking_id, after=after, limit=limit + 1
+    )
+    items = [
+        summary_of(json.loads(desk.snapshot(json.loads(s)["run_id"]) or s))
+        for _r, s in rows[:limit]
+    ]
+    nxt = encode_cursor({"r": rows[limit - 1][0]}) if len(rows) > limit else None
+    return ok({"items": items, "next_cursor": nxt})
+
+
+@router.get("/v1/runs/{run_id}", response_model=Run)
+def get_run(run_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
+    """The full run snapshot; `last_event_seq` says which events it already reflects."""
+    snapshot = desk.snapshot(run_id)
+    if snapshot is None:
+        raise ApiError("run.not_found", f"no run {run_id}")
+    return ok(run_json(snapshot))
+
+
+@router.post("/v1/runs/{run_id}/cancel", response_model=Run, status_code=202)
+async def cancel_run(
+    request: Request,
+    run_id: str,
+    desk: DeskDep,
+    operator: Operator,
+    body: Annotated[CancelRequest | None, Body()] = None,
+    _key: IdemKey = None,
+) -> Response:
+    """Cancel a run (202: it passes through `cancelling`); 409 `run.terminal` if it ended."""
+
+    async def action() -> Response:
+        engine = live_engine(desk, run_id)
+        if engine.done:
+            raise ApiError("run.terminal", f"run {run_id} already {engine.state}")
+        reason = body.reason if body and body.reason else f"cancelled by {operator}"
+        engine.cancel(reason, now_utc())
+        desk.commit(engine)
+        return ok(run_json(json.dumps(engine.run)), 202)
+
+    return await idempotent(request, desk, operator, action)
+
+
+@router.get("/v1/runs/{run_id}/telemetry", response_model=TelemetryPage)
+def telemetry(
+    run_id: str,
+    desk: DeskDep,
+    _operator: Operator,
+    since_seq: Annotated[int, Query(ge=0, le=2**53)] = 0,
+    max_points: Annotated[int | None, Query(ge=2, le=MAX_POINTS_LIMIT)] = None,
+) -> JSONResponse:
+    """Samples after `since_seq`; with `max_points`, min/max-preserving downsampling.
+
+    Without `max_points` at most 1000 raw samples come back; pass `next_since_seq`
+    to get the next ones.
+    """
+    if desk.snapshot(run_id) is None:
+        raise ApiError("run.not_found", f"no run {run_id}")
+    bodies, nxt = telemetry_page(desk.store.conn, run_id, since_seq, max_points)
+    # Sample bodies are stored as validated JSON; splice them instead of re-encoding.
+    content = '{"items":[' + ",".join(bodies) + '],"next_since_seq":' + json.dumps(nxt) + "}"
+    return Response(content, media_type="application/json")
+
+
+@router.get("/v1/runs/{run_id}/checkpoints", response_model=list[Checkpoint])
+def checkpoints(run_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
+    if desk.snapshot(run_id) is None:
+        raise ApiError("run.not_found", f"no run {run_id}")
+    return ok([json.loads(b) for b in desk.store.checkpoints(run_id)])
+
+
+@router.get("/v1/runs/{run_id}/proposals", response_model=list[Proposal], tags=["proposals"])
+def proposals(
+    run_id: str,
+    desk: DeskDep,
+    _operator: Operator,
+    status: Annotated[ProposalStatus | None, Query()] = None,
+) -> JSONResponse:
+    if desk.snapshot(run_id) is None:
+        raise ApiError("run.not_found", f"no run {run_id}")
+    rows = desk.store.proposals(run_id, status.value if status else None)
+    return ok([json.loads(b) for b in rows])
+
+
+async def decide(
+    request: Request,
+    desk: Desk,
+    operator: str,
+    proposal_id: str,
+    body: Decision | None,
+    *,
+    approve: bool,
+) -> Response:
+    async def action() -> Response:
+        found = desk.store.proposal(proposal_id)
+        if found is None:
+            raise ApiError("proposal.not_found", f"no proposal {proposal_id}")
+        run_id, current = found
+        engine = live_engine(desk, run_id)
+        try:
+            decided = engine.decide(
+                proposal_id,
+                approve=approve,
+                operator=operator,
+                comment=body.comment if body else None,
+                now=now_utc(),
+            )
+        except DecisionError as exc:
+            raise ApiError(exc.code, exc.detail, current=json.loads(current)) from None
+        desk.commit(engine)
+        return ok(Proposal.model_validate(decided))
+
+    return await idempotent(request, desk, operator, action)
+
+
+@router.post("/v1/proposals/{proposal_id}/approve", response_model=Proposal, tags=["proposals"])
+async def approve(
+    request: Request,
+    proposal_id: str,
+    desk: DeskDep,
+    operator: Operator,
+    body: Annotated[Decision | None, Body()] = None,
+    _key: IdemKey = None,
+) -> Response:
+    """Approve a pending proposal (first decision wins; 409 shows the decided one)."""
+    return await decide(request, desk, operator, proposal_id, body, approve=True)
+
+
+@router.post("/v1/proposals/{proposal_id}/reject", response_model=Proposal, tags=["proposals"])
+async def reject(
+    request: Request,
+    proposal_id: str,
+    desk: DeskDep,
+    operator: Operator,
+    body: Annotated[Decision | None, Body()] = None,
+    _key: IdemKey = None,
+) -> Response:
+    """Reject a pending proposal; a paused run continues without the action."""
+    return await decide(request, desk, operator, proposal_id, body, approve=False)
+
+
+@router.post(
+    "/v1/sim/runs/{run_id}/inject",
+    status_code=202,
+    tags=["simulator"],
+    openapi_extra={"x-simulator-only": True},
+)
+def inject(run_id: str, body: InjectRequest, desk: DeskDep, _operator: Operator) -> JSONResponse:
+    """Simulator only: inject a fault into a live run (a real backend answers 404)."""
+    engine = live_engine(desk, run_id)
+    if engine.done:
+        raise ApiError("run.terminal", f"run {run_id} already {engine.state}")
+    try:
+        engine.inject(body.kind, dict(body.params), now_utc())
+    except (TypeError, ValueError) as exc:
+        raise ApiError(
+            "validation.failed",
+            f"bad params for {body.kind}: {exc}",
+            errors=[{"loc": ["body", "params"], "msg": str(exc)}],
+        ) from None
+    desk.commit(engine)
+    return ok({"run_id": run_id, "kind": body.kind, "status": "scheduled"}, 202)

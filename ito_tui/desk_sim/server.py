@@ -1,0 +1,97 @@
+"""The `backend` command line: serve the simulated desk with uvicorn on loopback."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from .app import create_app
+from .config import SCENARIOS, SimConfig
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="ito-tui backend",
+        description="Serve the simulated Itô desk backend (DEMO). Tokens come from "
+        "ITO_SIM_TOKENS=operator:token,...",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="bind address (default loopback)")
+    parser.add_argument("--port", type=int, default=8741, help="0 picks a free port")
+    parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: temporary)")
+    parser.add_argument("--speed", type=float, default=60.0, help="sim seconds per wall second")
+    parser.add_argument("--scenario", choices=SCENARIOS, default="showcase")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--mode", choices=("simulated", "scaffold"), default="simulated")
+    parser.add_argument("--heartbeat", type=float, default=15.0, help="SSE keepalive seconds")
+    parser.add_argument("--retention", type=int, default=100_000, help="events kept per run")
+    parser.add_argument(
+        "--approval-speed",
+        type=float,
+        default=240.0,
+        help="clock speed while a proposal waits for a person (0: no slow-down)",
+    )
+    parser.add_argument(
+        "--proposal-ttl",
+        type=float,
+        default=4 * 3600.0,
+        help="simulated seconds before a pending proposal expires",
+    )
+    args = parser.parse_args(argv)
+    if args.speed <= 0 or args.heartbeat <= 0 or args.retention < 1:
+        parser.error("--speed and --heartbeat must be > 0, --retention >= 1")
+    return args
+
+
+def config_from_args(args: argparse.Namespace) -> SimConfig:
+    return SimConfig(
+        db_path=args.db,
+        speed=args.speed,
+        scenario=args.scenario,
+        seed=args.seed,
+        mode=args.mode,
+        tokens=SimConfig.tokens_from_env(),
+        heartbeat_s=args.heartbeat,
+        event_retention=args.retention,
+        approval_speed=args.approval_speed or None,
+        proposal_ttl_s=args.proposal_ttl,
+    )
+
+
+def url_of(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+async def serve(server: uvicorn.Server, host: str) -> None:
+    """Run uvicorn; print the listening line once it accepts connections."""
+    task = asyncio.create_task(server.serve())
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if server.started:
+        port = server.servers[0].sockets[0].getsockname()[1]
+        print(f"ito-tui backend listening on {url_of(host, port)}", flush=True)
+    await task
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`ito-tui backend ...` / `python -m ito_tui.desk_sim ...`."""
+    args = parse_args(argv)
+    config = config_from_args(args)
+    if not config.tokens:
+        print(
+            "warning: ITO_SIM_TOKENS is empty; every authenticated call will get 401",
+            file=sys.stderr,
+        )
+    uv_config = uvicorn.Config(
+        create_app(config),
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+    asyncio.run(serve(uvicorn.Server(uv_config), args.host))
+    return 0
