@@ -90,6 +90,8 @@ class PipelineScreen(Screen[None]):
         self._last_slow = 0.0
         self._last_event_ts: datetime | None = None
         self._selected: str | None = None
+        self._follow_current = True
+        """The stage detail follows the current stage until the operator picks another."""
         self._alerter: Alerter | None = None
         self._fetched: dict[str, Proposal] = {}
 
@@ -128,6 +130,7 @@ class PipelineScreen(Screen[None]):
     def on_mount(self) -> None:
         self._alerter = Alerter(self.app)
         self.query_one("#log-search").display = False
+        self._log_caption()
         self._dirty = set(FAST | SLOW)
         self._flush_fast()
         self._flush_slow()
@@ -287,6 +290,8 @@ class PipelineScreen(Screen[None]):
             stages.now = self._last_event_ts
             stages.current = s.current_stage
             stages.stages = s.stages
+            if self._follow_current and s.current_stage:
+                stages.select(s.current_stage)
             self.query_one(GateBanner).gate = (
                 s.gates.get(str(s.current_stage)) if s.outcome == "gate_failed" else None
             ) or next((g for g in s.gates.values() if str(g.status) == "failed"), None)
@@ -350,6 +355,7 @@ class PipelineScreen(Screen[None]):
     @on(StageList.StageSelected)
     def _stage_selected(self, event: StageList.StageSelected) -> None:
         self._selected = event.name
+        self._follow_current = event.name == self.run_state.current_stage
         self._mark("detail")
 
     @on(TabbedContent.TabActivated)

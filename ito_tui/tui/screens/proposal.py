@@ -290,6 +290,7 @@ class ProposalModal(ModalScreen[str | None]):
                 widget.add_class("-hidden")
                 if isinstance(widget, Button):
                     widget.disabled = True
+        self.query_one("#choices").remove_class("-hidden")
         later = self.query_one("#decide-later", Button)
         later.label = "Close"
         later.focus()

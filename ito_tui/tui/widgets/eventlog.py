@@ -127,6 +127,8 @@ class EventLogView(Widget, can_focus=True):
             if i:
                 out.append("\n")
             out.append(f"{entry.seq:>6} ", style=seq_style)
-            body = one_line(f"{entry.type}  {entry.text}", max_len=width - 7)
+            # Narrow panes show the summary only; it already names what happened.
+            raw = f"{entry.type}  {entry.text}" if width >= 70 else entry.text
+            body = one_line(raw, max_len=width - 7)
             out.append(body, style=styles.get(str(entry.severity), ""))
         return out

@@ -50,6 +50,20 @@ def gate_table(gate: Gate, pass_style: Style | str = "", fail_style: Style | str
     return table
 
 
+def gate_lines(gate: Gate, pass_style: Style | str = "", fail_style: Style | str = "") -> Text:
+    """The gate battery as two lines per result, for panes too narrow for the table."""
+    out = Text()
+    for i, r in enumerate(gate.results):
+        if i:
+            out.append("\n")
+        verdict = ("✓ pass ", pass_style) if r.passed else ("✗ FAIL ", fail_style)
+        out.append(*verdict)
+        out.append(f"{safe(r.benchmark)} {safe(r.metric)} {r.value:.3f} ± {r.stderr:.3f}")
+        ref = "" if r.reference_value is None else f" · ref {r.reference_value:.3f}"
+        out.append(f"\n       needs {r.comparator} {r.threshold:.3f} ({safe(r.rule)}){ref}")
+    return out
+
+
 def plan_lines(plan: Plan) -> list[Text]:
     mfu = "n/a (fp8)" if plan.est_mfu_frac is None else f"{plan.est_mfu_frac * 100:.0f}%"
     lines = [
@@ -177,13 +191,12 @@ class StageDetail(Widget):
                 )
             )
             if gate.results:
-                parts.append(
-                    gate_table(
-                        gate,
-                        self.get_component_rich_style("detail--pass", partial=True),
-                        self.get_component_rich_style("detail--fail", partial=True),
-                    )
+                styles = (
+                    self.get_component_rich_style("detail--pass", partial=True),
+                    self.get_component_rich_style("detail--fail", partial=True),
                 )
+                wide = self.size.width >= 70
+                parts.append(gate_table(gate, *styles) if wide else gate_lines(gate, *styles))
             else:
                 parts.append(Text("no results yet"))
         return Group(*parts)

@@ -91,7 +91,7 @@ class StageList(Widget, can_focus=True):
     """The run's current stage name."""
     now: reactive[datetime | None] = reactive(None)
     """The latest event time: running stages' elapsed time is measured up to it."""
-    cursor: reactive[int] = reactive(0)
+    cursor: reactive[int] = reactive(0, init=False)
     """Index of the selected stage."""
 
     @dataclass
@@ -152,7 +152,7 @@ class StageList(Widget, can_focus=True):
         if stage.gate is not None:
             gate = GATE_WORDS.get(str(stage.gate.status), f"gate {stage.gate.status}")
         head = f"{marker}{glyph} {stage_label(stage.name):<12} {word:<9}"
-        tail = f"{took:>6} {gate}".rstrip()
+        tail = f"{took:>5} {gate}".rstrip()
         line = Text(f"{head} {tail}"[:width].ljust(width), style=style or "")
         if selected:
             line.stylize(self.get_component_rich_style("stages--cursor", partial=True))

@@ -69,8 +69,8 @@ class Timeline(Widget):
 
     @staticmethod
     def _checkpoint_table(ckpts: Sequence[Checkpoint]) -> Table:
-        table = Table(box=None, pad_edge=False, header_style="bold")
-        for col in ("stage", "step", "size GB", "block s", "persist s", "GB/s"):
+        table = Table(box=None, pad_edge=False, header_style="bold", padding=(0, 1, 0, 0))
+        for col in ("stage", "step", "GB", "blk s", "pers s", "GB/s"):
             table.add_column(col, justify="left" if col == "stage" else "right", no_wrap=True)
         for c in ckpts:
             bw = write_gb_per_s(c)
@@ -86,7 +86,7 @@ class Timeline(Widget):
 
     def _fault_table(self, faults: Sequence[FaultRecord]) -> Table:
         breach = self.get_component_rich_style("timeline--breach", partial=True)
-        table = Table(box=None, pad_edge=False, header_style="bold")
+        table = Table(box=None, pad_edge=False, header_style="bold", padding=(0, 1, 0, 0))
         for col in ("kind", "node", "step", "detected", "resumed", "lost"):
             table.add_column(col, justify="left" if col in ("kind", "node") else "right")
         for f in faults:
