@@ -16,8 +16,8 @@ from .pipeline_fakes import (
     FakeClient,
     StreamState,
     gate_fail_script,
-    proposal_body,
     pretrain_script,
+    proposal_body,
     runs_list,
 )
 from .pipeline_harness import RunScreensHarness
