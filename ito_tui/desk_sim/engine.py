@@ -68,7 +68,7 @@ class Engine(IncidentFlow):
     ) -> Engine:
         plan = estimate.plan.model_dump(mode="json") if estimate.plan else None
         params = model_params(spec.model_size)
-        stages = [
+        stages: list[JsonDict] = [
             {
                 "name": s.value,
                 "state": "pending",
@@ -289,7 +289,7 @@ class Engine(IncidentFlow):
             comment=comment,
         )
         self.proposal_changed(proposal, "proposal.approved" if approve else "proposal.rejected")
-        decided = copy.deepcopy(proposal)
+        decided: JsonDict = copy.deepcopy(proposal)
         if not approve:
             self.after_decline(proposal, f"rollback rejected by {operator}: continuing")
         elif proposal["kind"] == "extend_budget":

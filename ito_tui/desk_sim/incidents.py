@@ -102,7 +102,7 @@ class IncidentFlow(StageFlow):
 
     def step_time(self) -> float:
         train = self.s["train"]
-        return float(train["q"]) / max(1e-9, train["total_steps"] / train["n_quanta"])
+        return float(train["q"]) / max(1e-9, float(train["total_steps"] / train["n_quanta"]))
 
     # ------------------------------------------------------------ node failures
 
@@ -115,7 +115,7 @@ class IncidentFlow(StageFlow):
             incident.get("node")
             or nodes[int(uniform(self.seed, "node", self.s["fault_n"]) * len(nodes))]
         )
-        fault = {
+        fault: JsonDict = {
             "fault_id": f"flt_{self.run['run_id'][4:]}_{self.s['fault_n']}",
             "kind": "node_failure",
             "node": node,

@@ -26,7 +26,8 @@ SLO_RESUME_S = 900.0
 def uniform(seed: int, *labels: object) -> float:
     """A deterministic uniform number in [0, 1) for (seed, labels)."""
     digest = hashlib.blake2b(repr((seed, *labels)).encode(), digest_size=8).digest()
-    return struct.unpack("<Q", digest)[0] / 2**64
+    value: int = struct.unpack("<Q", digest)[0]
+    return value / 2**64
 
 
 def normal(seed: int, *labels: object) -> float:
@@ -39,7 +40,7 @@ def normal(seed: int, *labels: object) -> float:
 def pretrain_loss(params: float, tokens: float) -> float:
     """Chinchilla-style loss after `tokens` tokens on a `params`-parameter model."""
     e, a, b, alpha, beta = CHINCHILLA
-    return e + a / params**alpha + b / max(tokens, 5e7) ** beta
+    return float(e + a / params**alpha + b / max(tokens, 5e7) ** beta)
 
 
 def stage_loss(stage: str, params: float, tokens_total: float, frac: float) -> float:
@@ -61,8 +62,8 @@ def learning_rate(stage: str, params: float, frac: float) -> float:
     if stage == "mid_train":
         peak *= 0.3
     if frac < 0.02:
-        return peak * frac / 0.02
-    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
+        return float(peak * frac / 0.02)
+    return float(peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac))))
 
 
 def rl_stats(seed: int, q: int, frac: float) -> dict[str, Any]:

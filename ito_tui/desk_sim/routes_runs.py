@@ -188,7 +188,7 @@ def telemetry(
     _operator: Operator,
     since_seq: Annotated[int, Query(ge=0, le=2**53)] = 0,
     max_points: Annotated[int | None, Query(ge=2, le=MAX_POINTS_LIMIT)] = None,
-) -> JSONResponse:
+) -> Response:
     """Samples after `since_seq`; with `max_points`, min/max-preserving downsampling.
 
     Without `max_points` at most 1000 raw samples come back; pass `next_since_seq`

@@ -166,14 +166,15 @@ class Desk:
         for waiter in self._waiters.pop(run_id, set()):
             waiter.set()
 
-    async def wait(self, run_id: str, version: int, timeout: float) -> None:
-        """Return when the run has new events past `version`, or after `timeout` seconds."""
+    async def wait(self, run_id: str, version: int, max_wait_s: float) -> None:
+        """Return when the run has new events past `version`, or after `max_wait_s`."""
         if self.version(run_id) != version:
             return
         waiter = asyncio.Event()
         self._waiters.setdefault(run_id, set()).add(waiter)
         try:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(waiter.wait(), timeout)
+                async with asyncio.timeout(max_wait_s):
+                    await waiter.wait()
         finally:
             self._waiters.get(run_id, set()).discard(waiter)

@@ -68,7 +68,8 @@ def url_of(host: str, port: int) -> str:
 async def serve(server: uvicorn.Server, host: str) -> None:
     """Run uvicorn; print the listening line once it accepts connections."""
     task = asyncio.create_task(server.serve())
-    while not server.started and not task.done():
+    # uvicorn has no "started" callback; poll its flag until it listens (or gives up).
+    while not server.started and not task.done():  # noqa: ASYNC110
         await asyncio.sleep(0.02)
     if server.started:
         port = server.servers[0].sockets[0].getsockname()[1]

@@ -228,7 +228,8 @@ class Store:
         self, proposal_id: str, run_id: str, status: str, created: str, body: str
     ) -> None:
         self.conn.execute(
-            "INSERT INTO proposals(proposal_id, run_id, status, created_at, body) VALUES (?,?,?,?,?)"
+            "INSERT INTO proposals(proposal_id, run_id, status, created_at, body)"
+            " VALUES (?,?,?,?,?)"
             " ON CONFLICT(proposal_id) DO UPDATE SET status=excluded.status, body=excluded.body",
             (proposal_id, run_id, status, created, body),
         )
