@@ -24,7 +24,8 @@ from ito_tui.contract import (
 
 from .catalog import TARGET_PROFILES
 from .core import JsonDict, iso, money
-from .incidents import CANCEL_S, EXECUTE_DELAY_S, IncidentFlow
+from .incidents import CANCEL_S, IncidentFlow
+from .outcomes import EXECUTE_DELAY_S
 from .scenarios import incidents_for
 
 POST_CHAIN = {None: (), "sft": ("sft",), "dpo": ("sft", "dpo"), "rlvr": ("sft", "dpo", "rlvr")}
