@@ -19,6 +19,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import keyring
+import keyring.backends.chainer
+import keyring.backends.fail
+import keyring.backends.null
 import keyring.errors
 from pydantic import SecretStr
 
@@ -36,9 +39,6 @@ __all__ = [
 SERVICE = "ito-tui"
 TOKEN_ENV = "ITO_TOKEN"  # noqa: S105  (the variable name, not a token)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_PLAINTEXT_BACKENDS = frozenset(
-    {"keyrings.alt.file.PlaintextKeyring", "keyrings.alt.file_base.Keyring"}
-)
 
 REMEDIES = (
     "Remedies: (1) install and unlock a Secret Service such as gnome-keyring "
@@ -90,22 +90,29 @@ def _explicit_choice() -> bool:
         return False
 
 
+def _is_plaintext(kr: Any) -> bool:
+    try:
+        from keyrings.alt.file import PlaintextKeyring  # type: ignore[import-untyped]  # no stubs
+    except ImportError:  # keyrings.alt not installed: only the name can tell
+        return "Plaintext" in type(kr).__name__
+    return isinstance(kr, PlaintextKeyring) or "Plaintext" in type(kr).__name__
+
+
 def keyring_problem(backend: Any | None = None) -> str | None:
     """Why the active keyring backend cannot hold a token, or None when it can."""
     kr = keyring.get_keyring() if backend is None else backend
-    name = _qualname(kr)
-    if name.startswith("keyring.backends.fail."):
+    if isinstance(kr, keyring.backends.fail.Keyring):
         return "keyring found no backend (keyring.backends.fail.Keyring is active)"
-    if name.startswith("keyring.backends.null."):
+    if isinstance(kr, keyring.backends.null.Keyring):
         return "the keyring backend is disabled (keyring.backends.null.Keyring)"
-    if name.startswith("keyring.backends.chainer."):
-        chained = list(getattr(kr, "backends", []))
+    if isinstance(kr, keyring.backends.chainer.ChainerBackend):
+        chained = list(kr.backends)
         if not chained:
             return "keyring's chainer backend has no backend to chain"
-        return keyring_problem(chained[0])
-    if (name in _PLAINTEXT_BACKENDS or "Plaintext" in name) and not _explicit_choice():
+        return keyring_problem(chained[0])  # writes go to the first one
+    if _is_plaintext(kr) and not _explicit_choice():
         return (
-            f"the only keyring available is a plaintext file ({name}), "
+            f"the only keyring available is a plaintext file ({_qualname(kr)}), "
             "and it was not chosen explicitly"
         )
     return None
