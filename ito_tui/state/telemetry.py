@@ -350,7 +350,11 @@ METRICS: Mapping[str, str] = {
 
 
 class TelemetryBank:
-    """A `TelemetrySeries` per metric in `METRICS`, keyed by x = sim (or wall) seconds."""
+    """A `TelemetrySeries` per metric in `METRICS`, keyed by x = the sample's `ts` in seconds.
+
+    Live events and `GET /telemetry` backfills must use the same x (the default),
+    or the series would see its x jump between two clocks.
+    """
 
     def __init__(self) -> None:
         self.series: dict[str, TelemetrySeries] = {m: TelemetrySeries(m) for m in METRICS}

@@ -41,8 +41,9 @@ class RunTracker:
         self.log.append(event)
         sample = getattr(event, "data", None)
         if isinstance(sample, TelemetrySample):
-            x = (event.sim_ts or sample.ts).timestamp()
-            self.bank.ingest(sample, x)
+            # Keyed by the sample's own `ts`, like a `GET /telemetry` backfill, so live
+            # and backfilled samples share one x axis (event `sim_ts` has no page twin).
+            self.bank.ingest(sample)
         if len(after.rewinds) != len(before.rewinds) or (
             after.rewinds and after.rewinds[-1] is not before.rewinds[-1]
         ):

@@ -103,4 +103,5 @@ def test_tracker_feeds_state_bank_and_log_once() -> None:
     )
     assert t.feed(late)
     assert len(t.log) == n  # telemetry lives in the charts, not the log
-    assert t.bank["loss"].last_x == (T0 + timedelta(days=2)).timestamp()  # keyed by sim time
+    # Keyed by the sample's ts (as a GET /telemetry backfill is), not the envelope's sim_ts.
+    assert t.bank["loss"].last_x == late.data.ts.timestamp()  # type: ignore[attr-defined]
