@@ -27,6 +27,7 @@ from ito_tui.contract import (
 )
 
 from .gate_batteries import GateSpec, gate_battery
+from .targets import TARGET_CAPABILITIES, TARGET_PROFILES, TargetProfile
 
 __all__ = [
     "GPU_SKUS",
@@ -174,35 +175,6 @@ def arch_for(model_size: str) -> ModelArch:
         vocab=32_000 if params < 1e9 else 128_256,
         in_catalog=False,
     )
-
-
-# ---------------------------------------------------------------- target capabilities
-
-
-@dataclass(frozen=True)
-class TargetProfile:
-    """What a target capability asks of the pipeline and which benchmarks gate it."""
-
-    name: str
-    description: str
-    long_context: bool = False
-    focus: tuple[str, ...] = ()
-    """Extra benchmarks this capability adds to the standard batteries."""
-
-
-TARGET_PROFILES: Mapping[str, TargetProfile] = {
-    "general-chat": TargetProfile("general-chat", "Broad knowledge and instruction following."),
-    "code": TargetProfile("code", "Program synthesis and repair.", focus=("humaneval",)),
-    "math-reasoning": TargetProfile(
-        "math-reasoning", "Grade-school to competition maths.", focus=("gsm8k", "math")
-    ),
-    "long-context": TargetProfile(
-        "long-context", "Retrieval and reasoning over long documents.", long_context=True
-    ),
-    "tool-use": TargetProfile("tool-use", "Function calling and agentic workflows."),
-}
-TARGET_CAPABILITIES: tuple[str, ...] = tuple(TARGET_PROFILES)
-"""Capability names a spec may target (capabilities' `target_capabilities`)."""
 
 
 # ---------------------------------------------------------------- seeded bookings
