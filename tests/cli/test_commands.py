@@ -16,8 +16,12 @@ SPEC = (
 
 
 @pytest.fixture
-def backend(sim, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """The `sim` backend as the CLI's default, with its token in ITO_TOKEN."""
+def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A fast desk_sim as the CLI's default, with its token in ITO_TOKEN.
+
+    Proposals never expire here, so a run paused on one waits for the test's decision.
+    """
+    sim = sim_factory(proposal_ttl_s=1e12)
     monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
     monkeypatch.setenv("ITO_TOKEN", sim.token)
     return sim
