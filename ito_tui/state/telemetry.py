@@ -135,10 +135,31 @@ class _Ring:
 class TelemetrySeries:
     """One metric's history: append O(1) amortised, memory bounded, min/max-preserving views.
 
-    `x` must not decrease (seq or sim seconds); a smaller `x` is clamped to the
+    `x` must not decrease (seq or seconds); a smaller `x` is clamped to the
     last one and marked, so the stored series stays ordered. `y=None` is a gap
     (nothing stored).
     """
+
+    __slots__ = (
+        "_bucket",
+        "_buckets",
+        "_levels",
+        "_markers",
+        "_max_levels",
+        "_next",
+        "_open",
+        "_raw",
+        "_size",
+        "_xs",
+        "_ys",
+        "count",
+        "first_x",
+        "last",
+        "last_x",
+        "max",
+        "min",
+        "name",
+    )
 
     def __init__(
         self,
@@ -158,7 +179,8 @@ class TelemetrySeries:
         self._max_levels = levels
         self._xs = array("d", [0.0] * raw)
         self._ys = array("d", [0.0] * raw)
-        self._head = 0
+        self._next = 0
+        """Raw slot the next sample goes to (the oldest one once the ring is full)."""
         self._size = 0
         # The open first-level bucket that raw samples fold into.
         self._open: list[float] | None = None
@@ -180,27 +202,30 @@ class TelemetrySeries:
         """Add one sample (`y=None` or NaN: a gap, nothing stored)."""
         if y is None or y != y:
             return
-        if self.last_x is not None and x < self.last_x:
-            self.add_marker(self.last_x, "x went back")
-            x = self.last_x
-        if self.count == 0:
+        last_x = self.last_x
+        if last_x is None:
             self.first_x = x
             self.min = self.max = y
-        elif y < self.min:  # type: ignore[operator]  # set with count > 0
-            self.min = y
-        elif y > self.max:  # type: ignore[operator]
-            self.max = y
+        else:
+            if x < last_x:
+                self.add_marker(last_x, "x went back")
+                x = last_x
+            if y < self.min:  # type: ignore[operator]  # set with the first sample
+                self.min = y
+            elif y > self.max:  # type: ignore[operator]
+                self.max = y
         self.count += 1
         self.last = y
         self.last_x = x
-        i = (self._head + self._size) % self._raw
-        if self._size == self._raw:
+        i = self._next
+        if self._size == self._raw:  # full: slot i holds the oldest sample
             self._fold(self._xs[i], self._ys[i])
-            self._head = (self._head + 1) % self._raw
         else:
             self._size += 1
         self._xs[i] = x
         self._ys[i] = y
+        i += 1
+        self._next = 0 if i == self._raw else i
 
     def _fold(self, x: float, y: float) -> None:
         b = self._open
@@ -259,12 +284,12 @@ class TelemetrySeries:
             b = self._open
             yield tuple(array("d", [v]) for v in b[:5])
         if self._size:
-            end = self._head + self._size
-            if end <= self._raw:
-                xs, ys = self._xs[self._head : end], self._ys[self._head : end]
+            if self._size < self._raw:
+                xs, ys = self._xs[: self._size], self._ys[: self._size]
             else:
-                xs = self._xs[self._head :] + self._xs[: end - self._raw]
-                ys = self._ys[self._head :] + self._ys[: end - self._raw]
+                head = self._next
+                xs = self._xs[head:] + self._xs[:head]
+                ys = self._ys[head:] + self._ys[:head]
             yield xs, xs, ys, ys, ys
 
     def view(self, width: int, window: float | None = None) -> SeriesView:
