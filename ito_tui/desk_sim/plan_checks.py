@@ -10,7 +10,6 @@ for inputs the desk cannot plan at all.
 from __future__ import annotations
 
 import math
-from datetime import datetime
 from decimal import Decimal
 
 from ito_tui.contract import ActivationCheckpoint, Booking, BookingStatus, Plan, Precision, Refusal
@@ -25,7 +24,8 @@ __all__ = [
     "CRITICAL_BATCH_REFUSE_FACTOR",
     "SYNC_EFFICIENCY_REFUSE",
     "check_booking",
-    "check_budget_and_window",
+    "check_ceiling",
+    "check_cost_and_window",
     "check_fabric",
     "check_inputs",
     "check_memory",
@@ -121,7 +121,7 @@ def check_memory(ctx: PlanContext) -> list[Refusal]:
             code="memory.does_not_fit",
             reason=(
                 f"A {ctx.arch.size} model needs about {memory.total_gib:,.0f} GiB per GPU even "
-                f"fully sharded over {ctx.layout.world_size} GPUs, and a {ctx.sku.name} has "
+                f"fully sharded over {ctx.layout.world_size} GPUs, and one {ctx.sku.name} has "
                 f"{ctx.sku.hbm_gib:g} GiB."
             ),
             field="model_size",
@@ -278,35 +278,34 @@ def check_fabric(ctx: PlanContext) -> list[Refusal]:
     ]
 
 
-def check_budget_and_window(
-    ctx: PlanContext,
-    sched: Schedule,
-    *,
-    max_budget_usd: Decimal,
-    now: datetime,
-    plan_feasible: bool,
-) -> tuple[list[Refusal], bool]:
-    """Budget ceiling, p50 cost against the budget, and p50 wall clock against the window.
-
-    The desk's ceiling is always checked; cost and window only for a feasible plan (numbers of
-    a plan that cannot run would only repeat its refusal), and the window not at all for an
-    expired or cancelled booking (`booking.not_active` says it). Returns
-    (refusals, fits_window).
-    """
-    out = []
-    budget = ctx.spec.budget_usd
-    if budget > max_budget_usd:
-        out.append(
-            Refusal(
-                code="budget.exceeds_ceiling",
-                reason=f"A budget of ${budget:,.2f} is over the desk's ceiling of "
-                f"${max_budget_usd:,.2f}.",
-                field="budget_usd",
-                evidence={"budget_usd": _usd(budget), "max_budget_usd": _usd(max_budget_usd)},
-                suggestion=f"Set budget_usd to ${max_budget_usd:,.2f} or less.",
-            )
+def check_ceiling(budget: Decimal, max_budget_usd: Decimal) -> list[Refusal]:
+    """`budget.exceeds_ceiling` when the spec's budget is over the desk's limit."""
+    if budget <= max_budget_usd:
+        return []
+    return [
+        Refusal(
+            code="budget.exceeds_ceiling",
+            reason=f"A budget of ${budget:,.2f} is over the desk's ceiling of "
+            f"${max_budget_usd:,.2f}.",
+            field="budget_usd",
+            evidence={"budget_usd": _usd(budget), "max_budget_usd": _usd(max_budget_usd)},
+            suggestion=f"Set budget_usd to ${max_budget_usd:,.2f} or less.",
         )
-    start = max(now, ctx.booking.starts_at)
+    ]
+
+
+def check_cost_and_window(
+    ctx: PlanContext, sched: Schedule, *, plan_feasible: bool
+) -> tuple[list[Refusal], bool]:
+    """p50 cost against the budget and p50 wall clock against the booking window.
+
+    Only a feasible plan is judged (numbers of a plan that cannot run would only repeat its
+    refusal), and the window not at all for an expired or cancelled booking
+    (`booking.not_active` says it). Returns (refusals, fits_window).
+    """
+    out: list[Refusal] = []
+    budget = ctx.spec.budget_usd
+    start = max(ctx.now, ctx.booking.starts_at)
     # Compare hours, not datetimes: a hopeless plan's p50 can overflow datetime arithmetic.
     left_h = max(0.0, (ctx.booking.ends_at - start).total_seconds() / 3600)
     fits_window = sched.wall_clock_h_p50 <= left_h

@@ -8,7 +8,7 @@ from ito_tui.contract import ActivationCheckpoint, BookingStatus, FabricKind, Pr
 
 from .catalog import MODEL_SIZES
 from .plan_context import PlanContext
-from .plan_layout import LONG_CONTEXT_SEQ_LEN, usable_gib
+from .plan_layout import LONG_CONTEXT_SEQ_LEN, long_context_seq_len, usable_gib
 from .plan_perf import memory_estimate, precision_speedup
 from .plan_schedule import Schedule
 
@@ -112,7 +112,7 @@ def rationale(ctx: PlanContext) -> list[str]:
     if ctx.long_context:
         out.append(
             f"The {ctx.spec.target_capability} target adds a long-context stage (2 % of "
-            f"tokens) at {max(LONG_CONTEXT_SEQ_LEN, 4 * layout.seq_len):,}-token sequences."
+            f"tokens) at {long_context_seq_len(layout.seq_len):,}-token sequences."
         )
     return out
 

@@ -28,6 +28,7 @@ __all__ = [
     "choose_precision",
     "desired_pp",
     "desired_tp",
+    "long_context_seq_len",
     "usable_gib",
 ]
 
@@ -36,6 +37,7 @@ TP_MAX_PARAMS = 100e9
 PARAMS_PER_PP_STAGE = 15e9
 """Beyond ~100B, split layers so one TP group's pipeline stage holds at most ~15B params."""
 LONG_CONTEXT_SEQ_LEN = 32_768
+LONG_CONTEXT_SEQ_MAX = 131_072
 CP_SEQ_PER_RANK = 16_384
 """Context parallelism splits long sequences so each rank sees at most 16K tokens."""
 TARGET_TOKENS_PER_GPU_STEP = 16_384
@@ -79,6 +81,11 @@ def desired_cp(seq_len: int) -> int:
     if seq_len < LONG_CONTEXT_SEQ_LEN:
         return 1
     return _pow2_ceil(seq_len / CP_SEQ_PER_RANK)
+
+
+def long_context_seq_len(seq_len: int) -> int:
+    """Sequence length of the long-context stage: 4× pretraining's, 32K to 128K tokens."""
+    return min(max(LONG_CONTEXT_SEQ_LEN, 4 * seq_len), LONG_CONTEXT_SEQ_MAX)
 
 
 def choose_precision(sku: GpuSku, arch: ModelArch) -> Precision:

@@ -26,10 +26,11 @@ from ito_tui.contract import (
     TrainingSpec,
 )
 
-from .catalog import GPU_SKUS, TARGET_PROFILES, GpuSku, ModelArch, arch_for
+from .catalog import GPU_SKUS, GpuSku, ModelArch, arch_for
 from .plan_checks import (
     check_booking,
-    check_budget_and_window,
+    check_ceiling,
+    check_cost_and_window,
     check_fabric,
     check_inputs,
     check_memory,
@@ -39,7 +40,7 @@ from .plan_checks import (
 )
 from .plan_context import PlanContext
 from .plan_explain import plan_warnings, rationale
-from .plan_layout import LONG_CONTEXT_SEQ_LEN, choose_layout, choose_precision
+from .plan_layout import choose_layout, choose_precision, long_context_seq_len
 from .plan_perf import (
     Layout,
     SpeedEstimate,
@@ -49,6 +50,7 @@ from .plan_perf import (
     speed_estimate,
 )
 from .plan_schedule import RunShape, Schedule, schedule, stage_tokens
+from .targets import wants_long_context
 
 __all__ = ["PlanContext", "check_plan", "plan_and_estimate"]
 
@@ -58,7 +60,6 @@ _CHECKPOINT_BYTES_PER_PARAM = 12.0
 """A full DCP checkpoint: fp32 weights and both Adam moments."""
 _D2H_GB_PER_S = 2.5
 """Effective device-to-host staging rate of async DCP (≈ 5 s blocking for 8B on 8 GPUs)."""
-_LONG_CONTEXT_SEQ_MAX = 131_072
 
 
 def _chaos(spec: TrainingSpec, chaos: float | None) -> float:
@@ -107,7 +108,7 @@ def _ladder_tokens_per_s(sku: GpuSku, booking: Booking) -> float:
 def _run_shape(ctx: PlanContext) -> RunShape:
     layout, arch, sku, booking = ctx.layout, ctx.arch, ctx.sku, ctx.booking
     tps = max(ctx.speed.tokens_per_s_per_gpu, 1e-6)
-    lc_seq = min(max(LONG_CONTEXT_SEQ_LEN, 4 * layout.seq_len), _LONG_CONTEXT_SEQ_MAX)
+    lc_seq = long_context_seq_len(layout.seq_len)
     lc_frac = 0.9 * flops_per_token(arch, layout.seq_len) / flops_per_token(arch, lc_seq)
     ckpt_gb_per_gpu = _CHECKPOINT_BYTES_PER_PARAM * arch.params / layout.shard_group / 1e9
     return RunShape(
@@ -162,7 +163,7 @@ def _estimate(
     refusals: list[Refusal],
     *,
     budget: Decimal,
-    fits_window: bool,
+    fits_window: bool = False,
     ctx: PlanContext | None = None,
     feasible: bool = False,
 ) -> Estimate:
@@ -217,16 +218,13 @@ def plan_and_estimate(
     `chaos` scales the interruption rate (default: `spec.sim.chaos`, else 1.0 = Llama 3's
     ≈ 2e-5 unplanned interruptions per GPU-hour). Pure: same inputs, same Estimate.
     """
-    refusals = check_booking(booking)
+    refusals = check_booking(booking) + check_ceiling(spec.budget_usd, max_budget_usd)
     sku = GPU_SKUS.get(booking.gpu_sku)
     arch = arch_for(spec.model_size)
     unplannable = check_inputs(booking, arch)
     if sku is None or unplannable:
-        return _estimate(
-            None, None, refusals + unplannable, budget=spec.budget_usd, fits_window=False
-        )
+        return _estimate(None, None, refusals + unplannable, budget=spec.budget_usd)
 
-    profile = TARGET_PROFILES.get(spec.target_capability)
     target_tokens = spec.target_tokens if spec.target_tokens is not None else int(20 * arch.params)
     critical = critical_batch_tokens(arch.params, target_tokens)
     choice = choose_layout(
@@ -251,11 +249,19 @@ def plan_and_estimate(
         speed=_speed(arch, layout, sku, booking),
         target_tokens=target_tokens,
         critical_batch=critical,
-        long_context=profile is not None and profile.long_context,
+        long_context=wants_long_context(spec.target_capability),
         chaos=_chaos(spec, chaos),
         now=now,
     )
     plan = _plan(ctx)
+    structural = check_plan(plan, booking=booking, arch=arch, sku=sku)
+    if not choice.fits:
+        # A layout that cannot hold the model has no meaningful time or cost: show the plan
+        # (its memory is the evidence) and zeros.
+        return _estimate(
+            plan, None, refusals + check_memory(ctx) + structural, budget=spec.budget_usd
+        )
+
     tokens = stage_tokens(
         target_tokens,
         long_context=ctx.long_context,
@@ -263,18 +269,12 @@ def plan_and_estimate(
         custom_data=str(spec.data_kind) == "custom",
     )
     sched = schedule(tokens, _run_shape(ctx))
-
-    structural = check_plan(plan, booking=booking, arch=arch, sku=sku)
-    physical = check_memory(ctx) + structural + check_scale(ctx) + check_fabric(ctx)
-    refusals += physical
-    money, fits_window = check_budget_and_window(
-        ctx, sched, max_budget_usd=max_budget_usd, now=now, plan_feasible=not physical
-    )
-    refusals += money
+    physical = structural + check_scale(ctx) + check_fabric(ctx)
+    money, fits_window = check_cost_and_window(ctx, sched, plan_feasible=not physical)
     return _estimate(
         plan,
         sched,
-        refusals,
+        refusals + physical + money,
         budget=spec.budget_usd,
         fits_window=fits_window,
         ctx=ctx,

@@ -113,6 +113,11 @@ def test_unknown_sku_cannot_be_planned(desk: dict[str, Booking]) -> None:
     assert [r.code for r in est.refusals] == ["booking.unsupported_sku"]
 
 
+def test_ceiling_is_checked_even_when_nothing_can_be_planned(plan: Planner) -> None:
+    est = plan("bk_h100_1n", "0.5M", budget_usd=Decimal("2000"), max_budget=Decimal("1000"))
+    assert [r.code for r in est.refusals] == ["budget.exceeds_ceiling", "model.size_unsupported"]
+
+
 def test_degenerate_model_size_cannot_be_planned(plan: Planner) -> None:
     est = plan("bk_h100_1n", "0.5M")
     assert est.plan is None
