@@ -42,29 +42,38 @@ def position(last_event_id: str | None, since_seq: int | None) -> int:
     return since_seq or 0
 
 
+def resync_message(desk: Desk, run_id: str) -> tuple[ServerSentEvent, int, bool]:
+    """A `resync` event carrying the full Run; (message, its seq, whether the run ended)."""
+    # Read synchronously: the snapshot reflects exactly its last_event_seq.
+    snapshot = json.loads(desk.snapshot(run_id) or "{}")
+    last = int(snapshot["last_event_seq"])
+    envelope = {
+        "seq": last,
+        "run_id": run_id,
+        "type": "resync",
+        "ts": iso(now_utc()),
+        "sim_ts": None,
+        "stage": snapshot.get("current_stage"),
+        "data": snapshot,
+    }
+    ended = str(snapshot["state"]) in ("completed", "failed", "cancelled")
+    return ServerSentEvent(json.dumps(envelope), event="resync", id=str(last)), last, ended
+
+
 async def stream(desk: Desk, run_id: str, since: int) -> AsyncIterator[ServerSentEvent]:
     yield ServerSentEvent(retry=RETRY_MS)
     last = since
-    first = desk.store.first_event_seq(run_id)
-    if first is not None and since < first - 1:
-        # Read the snapshot in the same synchronous step: it reflects exactly last_event_seq.
-        snapshot = json.loads(desk.snapshot(run_id) or "{}")
-        last = int(snapshot["last_event_seq"])
-        envelope = {
-            "seq": last,
-            "run_id": run_id,
-            "type": "resync",
-            "ts": iso(now_utc()),
-            "sim_ts": None,
-            "stage": snapshot.get("current_stage"),
-            "data": snapshot,
-        }
-        yield ServerSentEvent(json.dumps(envelope), event="resync", id=str(last))
-        if str(snapshot["state"]) in ("completed", "failed", "cancelled"):
-            return
     while True:
         version = desk.version(run_id)
         rows = desk.store.events_after(run_id, last, BATCH)
+        if rows and rows[0][0] != last + 1:
+            # Events this client still needs fell out of retention (at connect time, or
+            # while it read too slowly): hand it the full Run instead of a silent gap.
+            message, last, ended = resync_message(desk, run_id)
+            yield message
+            if ended:
+                return
+            continue
         for seq, type_, body in rows:
             yield ServerSentEvent(body, event=type_, id=str(seq))
             last = seq
