@@ -3,10 +3,11 @@
 No I/O, no textual, no httpx: shared by the TUI and the CLI's `watch`.
 """
 
+from .bank import METRICS, TelemetryBank
 from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
 from .records import MAX_CHECKPOINTS, MAX_HISTORY, CheckpointFailure, LossSpike, Rewind
 from .run import Outcome, RunState
-from .telemetry import METRICS, Column, SeriesView, TelemetryBank, TelemetrySeries
+from .telemetry import Column, SeriesView, TelemetrySeries
 from .tracker import RunTracker
 
 __all__ = [

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
 from ito_tui.contract import STAGE_ORDER, Stage
@@ -15,6 +16,7 @@ __all__ = [
     "Rewind",
     "all_stages",
     "bounded",
+    "with_item",
 ]
 
 MAX_CHECKPOINTS = 64
@@ -23,6 +25,7 @@ MAX_HISTORY = 256
 """Bound of every other per-run history tuple (faults, spikes, warnings, rewinds)."""
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 
 class Rewind(NamedTuple):
@@ -56,6 +59,13 @@ def bounded(items: tuple[T, ...], new: T, limit: int = MAX_HISTORY) -> tuple[T, 
     if len(items) >= limit:
         return (*items[len(items) - limit + 1 :], new)
     return (*items, new)
+
+
+def with_item(mapping: Mapping[str, V], key: str, value: V) -> Mapping[str, V]:
+    """A read-only copy of `mapping` with `key` set (the original is left alone)."""
+    new = dict(mapping)
+    new[key] = value
+    return MappingProxyType(new)
 
 
 def all_stages(stages: Iterable[Stage]) -> tuple[Stage, ...]:

@@ -7,28 +7,27 @@ has already dropped events at or below `last_seq`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ito_tui.contract import (
     STAGE_ORDER,
-    Checkpoint,
-    FaultRecord,
     Gate,
-    Proposal,
     Spend,
     Stage,
     StageProgress,
 )
 
-from .records import (
-    MAX_CHECKPOINTS,
-    CheckpointFailure,
-    LossSpike,
-    Rewind,
-    bounded,
+from .incidents import (
+    checkpoint_failed,
+    checkpoint_saved,
+    fault_detected,
+    fault_recovered,
+    loss_spike,
+    proposal_changed,
+    slo_breached,
 )
+from .records import Rewind, bounded, with_item
 
 if TYPE_CHECKING:
     from .run import RunState
@@ -38,12 +37,6 @@ __all__ = ["HANDLERS"]
 Handler = Callable[["RunState", Any], "RunState"]
 
 _STAGE_INDEX = {name.value: i for i, name in enumerate(STAGE_ORDER)}
-_PROPOSAL_STATUS = {
-    "proposal.approved": "approved",
-    "proposal.rejected": "rejected",
-    "proposal.expired": "expired",
-    "proposal.executed": "executed",
-}
 _TERMINAL_STATE = {
     "run.completed": "completed",
     "run.failed": "failed",
@@ -76,23 +69,6 @@ def _update_stage(stages: tuple[Stage, ...], name: str, **update: Any) -> tuple[
 def _stage_state(stages: tuple[Stage, ...], name: str) -> str | None:
     i = _stage_index(stages, name)
     return None if i is None else str(stages[i].state)
-
-
-def _with(mapping: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
-    new = dict(mapping)
-    new[key] = value
-    return MappingProxyType(new)
-
-
-def _upsert_fault(
-    faults: tuple[FaultRecord, ...],
-    fault_id: str,
-    make: Callable[[FaultRecord | None], FaultRecord],
-) -> tuple[FaultRecord, ...]:
-    for i, f in enumerate(faults):
-        if f.fault_id == fault_id:
-            return (*faults[:i], make(f), *faults[i + 1 :])
-    return bounded(faults, make(None))
 
 
 # ---------------------------------------------------------------- run
@@ -214,100 +190,6 @@ def _plan_warning(s: RunState, ev: Any) -> RunState:
     return s._evolve(last_seq=ev.seq, plan_warnings=bounded(s.plan_warnings, ev.data))
 
 
-# ---------------------------------------------------------------- checkpoints & faults
-
-
-def _checkpoint_saved(s: RunState, ev: Any) -> RunState:
-    ckpt: Checkpoint = ev.data.checkpoint
-    kept = tuple(c for c in s.checkpoints if c.checkpoint_id != ckpt.checkpoint_id)
-    return s._evolve(last_seq=ev.seq, checkpoints=bounded(kept, ckpt, MAX_CHECKPOINTS))
-
-
-def _checkpoint_failed(s: RunState, ev: Any) -> RunState:
-    rec = CheckpointFailure(ev.seq, ev.data.step, ev.data.reason)
-    return s._evolve(last_seq=ev.seq, checkpoint_failures=bounded(s.checkpoint_failures, rec))
-
-
-def _fault_detected(s: RunState, ev: Any) -> RunState:
-    d = ev.data
-
-    def make(old: FaultRecord | None) -> FaultRecord:
-        base = {"kind": d.kind, "node": d.node, "step": d.step}
-        if old is None:
-            return FaultRecord(fault_id=d.fault_id, detected_after_s=d.detected_after_s, **base)
-        return old.model_copy(update={**base, "detected_after_s": d.detected_after_s})
-
-    return s._evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
-
-
-def _fault_recovered(s: RunState, ev: Any) -> RunState:
-    d = ev.data
-    update = {"recovered": True, "resumed_after_s": d.resumed_after_s, "lost_steps": d.lost_steps}
-
-    def make(old: FaultRecord | None) -> FaultRecord:
-        if old is None:
-            return FaultRecord(fault_id=d.fault_id, kind=d.kind, node=d.node, **update)
-        return old.model_copy(update=update)
-
-    return s._evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
-
-
-def _slo_breached(s: RunState, ev: Any) -> RunState:
-    d = ev.data
-    faults = s.faults
-    slo = str(d.slo)
-    if d.fault_id is not None and any(f.fault_id == d.fault_id for f in faults):
-
-        def make(old: FaultRecord | None) -> FaultRecord:
-            assert old is not None  # only called for an existing fault
-            if slo in old.slo_breached:
-                return old
-            return old.model_copy(update={"slo_breached": [*old.slo_breached, slo]})
-
-        faults = _upsert_fault(faults, d.fault_id, make)
-    return s._evolve(last_seq=ev.seq, faults=faults, slo_breaches=bounded(s.slo_breaches, d))
-
-
-def _loss_spike(s: RunState, ev: Any) -> RunState:
-    d = ev.data
-    spike = LossSpike(ev.seq, d.step, d.loss, d.loss_z, str(d.action))
-    return s._evolve(last_seq=ev.seq, loss_spikes=bounded(s.loss_spikes, spike))
-
-
-# ---------------------------------------------------------------- proposals
-
-
-def _proposal(s: RunState, ev: Any) -> RunState:
-    p: Proposal = ev.data.proposal
-    status = _PROPOSAL_STATUS.get(ev.type)
-    if status is not None and str(p.status) != status:
-        # The event type says what happened; a stale status in the body does not undo it.
-        p = p.model_copy(update={"status": status})
-    pid = p.proposal_id
-    pending = tuple(x for x in s.pending_proposals if x != pid)
-    if str(p.status) == "pending":
-        pending = (*pending, pid)
-    changes: dict[str, Any] = {
-        "last_seq": ev.seq,
-        "proposals": _with(s.proposals, pid, p),
-        "pending_proposals": pending,
-    }
-    to_step = p.action.rollback_to_step
-    if (
-        str(p.kind) == "rollback_and_skip"
-        and status in ("approved", "executed")
-        and to_step is not None
-        and pid not in s.rewound
-    ):
-        if s.telemetry is not None:
-            from_step = s.telemetry.step
-        else:
-            from_step = p.trigger.step if p.trigger.step is not None else to_step
-        changes["rewinds"] = bounded(s.rewinds, Rewind(from_step, to_step, ev.seq))
-        changes["rewound"] = s.rewound | {pid}
-    return s._evolve(**changes)
-
-
 # ---------------------------------------------------------------- gates
 
 
@@ -320,7 +202,7 @@ def _gate_set(s: RunState, ev: Any, gate: Gate, state: str | None) -> RunState:
             update["ended_at"] = ev.ts
     return s._evolve(
         last_seq=ev.seq,
-        gates=_with(s.gates, name, gate),
+        gates=with_item(s.gates, name, gate),
         stages=_update_stage(s.stages, name, **update),
     )
 
@@ -339,7 +221,9 @@ def _gate_result(s: RunState, ev: Any) -> RunState:
             kept = [x for x in gate.results if (x.benchmark, x.metric) != (r.benchmark, r.metric)]
             new_gate = gate.model_copy(update={"results": [*kept, r]})
             stages = _update_stage(s.stages, name, gate=new_gate)
-            return s._evolve(last_seq=ev.seq, gates=_with(s.gates, name, new_gate), stages=stages)
+            return s._evolve(
+                last_seq=ev.seq, gates=with_item(s.gates, name, new_gate), stages=stages
+            )
     return s._evolve(last_seq=ev.seq)
 
 
@@ -404,17 +288,17 @@ HANDLERS: dict[str, Handler] = {
     "ladder.completed": _field("ladder"),
     "plan.selected": _plan_selected,
     "plan.warning": _plan_warning,
-    "checkpoint.saved": _checkpoint_saved,
-    "checkpoint.failed": _checkpoint_failed,
-    "fault.detected": _fault_detected,
-    "fault.recovered": _fault_recovered,
-    "slo.breached": _slo_breached,
-    "loss.spike_detected": _loss_spike,
-    "proposal.created": _proposal,
-    "proposal.approved": _proposal,
-    "proposal.rejected": _proposal,
-    "proposal.expired": _proposal,
-    "proposal.executed": _proposal,
+    "checkpoint.saved": checkpoint_saved,
+    "checkpoint.failed": checkpoint_failed,
+    "fault.detected": fault_detected,
+    "fault.recovered": fault_recovered,
+    "slo.breached": slo_breached,
+    "loss.spike_detected": loss_spike,
+    "proposal.created": proposal_changed,
+    "proposal.approved": proposal_changed,
+    "proposal.rejected": proposal_changed,
+    "proposal.expired": proposal_changed,
+    "proposal.executed": proposal_changed,
     "gate.started": _gate_started,
     "gate.result": _gate_result,
     "gate.passed": _gate_decided("passed"),

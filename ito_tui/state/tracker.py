@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ito_tui.contract import EventBase, Run, TelemetrySample
 
+from .bank import TelemetryBank
 from .eventlog import EventLog
 from .run import RunState
-from .telemetry import TelemetryBank
 
 __all__ = ["RunTracker"]
 
