@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import httpx
 from pydantic import SecretStr, TypeAdapter, ValidationError
 
+from ._httpx import httpx
 from .backoff import full_jitter
 from .errors import (
     AuthError,

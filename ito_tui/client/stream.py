@@ -36,11 +36,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import quote
 
-import httpx
 from pydantic import ValidationError
 
 from ito_tui.contract import EventBase, EventParseError, Run, UnknownEvent, now_utc, parse_event
 
+from ._httpx import httpx
 from .backoff import full_jitter
 from .errors import BackendUnavailable, ItoError, ProtocolError, RateLimited, error_from_reply
 from .http import read_capped
