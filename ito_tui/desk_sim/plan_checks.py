@@ -16,6 +16,7 @@ from ito_tui.contract import ActivationCheckpoint, Booking, BookingStatus, Plan,
 
 from .catalog import GPU_SKUS, GpuSku, ModelArch
 from .plan_context import PlanContext
+from .plan_explain import article, compact, fabric_name
 from .plan_layout import TP_MAX_PARAMS, usable_gib
 from .plan_perf import GIB, STATE_BYTES_PER_PARAM, Layout, memory_estimate
 from .plan_schedule import Schedule
@@ -82,7 +83,8 @@ def check_inputs(booking: Booking, arch: ModelArch) -> list[Refusal]:
         out.append(
             Refusal(
                 code="model.size_unsupported",
-                reason=f"A {arch.size} model is too small to train on a GPU booking.",
+                reason=f"{article(arch.size, capital=True)} model is too small to train on a "
+                "GPU booking.",
                 field="model_size",
                 evidence={"params": arch.params},
                 suggestion="Use one of the desk's sizes, 150M or larger.",
@@ -120,9 +122,9 @@ def check_memory(ctx: PlanContext) -> list[Refusal]:
         Refusal(
             code="memory.does_not_fit",
             reason=(
-                f"A {ctx.arch.size} model needs about {memory.total_gib:,.0f} GiB per GPU even "
-                f"fully sharded over {ctx.layout.world_size} GPUs, and one {ctx.sku.name} has "
-                f"{ctx.sku.hbm_gib:g} GiB."
+                f"{article(ctx.arch.size, capital=True)} model needs about "
+                f"{memory.total_gib:,.0f} GiB per GPU even fully sharded over "
+                f"{ctx.layout.world_size} GPUs, and one {ctx.sku.name} has {ctx.sku.hbm_gib:g} GiB."
             ),
             field="model_size",
             evidence={
@@ -175,7 +177,8 @@ def check_plan(plan: Plan, *, booking: Booking, arch: ModelArch, sku: GpuSku) ->
             Refusal(
                 code="parallelism.pp_unneeded",
                 reason=(
-                    f"A {arch.size} model fits with FSDP and TP alone; pipeline parallelism of "
+                    f"{article(arch.size, capital=True)} model fits with FSDP and TP alone; "
+                    "pipeline parallelism of "
                     f"{plan.pp} would only add bubbles."
                 ),
                 field="model_size",
@@ -225,15 +228,17 @@ def check_scale(ctx: PlanContext) -> list[Refusal]:
     if min_global <= CRITICAL_BATCH_REFUSE_FACTOR * ctx.critical_batch:
         return []
     useful_dp = max(1, int(CRITICAL_BATCH_REFUSE_FACTOR * ctx.critical_batch // layout.seq_len))
-    useful_gpus = useful_dp * layout.tp * layout.pp * layout.cp
+    gpn = ctx.booking.gpus_per_node
+    # Whole nodes only: a booking is made of nodes.
+    useful_gpus = max(gpn, useful_dp * layout.tp * layout.pp * layout.cp // gpn * gpn)
     return [
         Refusal(
             code="scale.batch_too_large",
             reason=(
-                f"{layout.world_size} GPUs are far too many for a {ctx.arch.size} model on "
-                f"{ctx.target_tokens:,} tokens: one sequence per GPU already makes a "
-                f"{min_global:,}-token batch, over {CRITICAL_BATCH_REFUSE_FACTOR:g}× the "
-                f"useful {ctx.critical_batch:,.0f}, so most GPUs would be wasted."
+                f"{layout.world_size} GPUs are far too many for {article(ctx.arch.size)} model on "
+                f"{compact(ctx.target_tokens)} tokens: one sequence per GPU already makes a "
+                f"{compact(min_global)}-token batch, over {CRITICAL_BATCH_REFUSE_FACTOR:g}× the "
+                f"critical batch of {compact(ctx.critical_batch)}, so most GPUs would be wasted."
             ),
             field="booking_id",
             evidence={
@@ -260,9 +265,10 @@ def check_fabric(ctx: PlanContext) -> list[Refusal]:
         Refusal(
             code="fabric.too_slow_for_sync_dp",
             reason=(
-                f"Over {fabric.kind} at {fabric.gbit_per_s_per_gpu:g} Gbit/s per GPU, each step "
-                f"would wait {speed.exposed_comm_s:.1f} s on gradient and parameter traffic for "
-                f"{speed.step_compute_s:.1f} s of compute ({speed.sync_efficiency:.0%} useful)."
+                f"Over {fabric_name(fabric.kind)} at {fabric.gbit_per_s_per_gpu:g} Gbit/s per "
+                f"GPU, each step would wait {speed.exposed_comm_s:.1f} s on gradient and "
+                f"parameter traffic for {speed.step_compute_s:.1f} s of compute "
+                f"({speed.sync_efficiency:.0%} useful)."
             ),
             field="booking_id",
             evidence={
@@ -328,7 +334,7 @@ def check_cost_and_window(
                 },
                 suggestion=(
                     f"Raise budget_usd to at least ${sched.usd_p50:,.2f}, or cut target_tokens "
-                    f"to about {int(ctx.target_tokens * scale * 0.95):,}."
+                    f"to about {compact(ctx.target_tokens * scale * 0.95)}."
                 ),
             )
         )
@@ -349,7 +355,7 @@ def check_cost_and_window(
                     "ends_at": ctx.booking.ends_at.isoformat(),
                 },
                 suggestion=(
-                    f"Cut target_tokens to about {int(ctx.target_tokens * scale * 0.95):,}, "
+                    f"Cut target_tokens to about {compact(ctx.target_tokens * scale * 0.95)}, "
                     "or pick a booking that ends later."
                 ),
             )

@@ -12,50 +12,83 @@ from .plan_layout import LONG_CONTEXT_SEQ_LEN, long_context_seq_len, usable_gib
 from .plan_perf import memory_estimate, precision_speedup
 from .plan_schedule import Schedule
 
-__all__ = ["plan_warnings", "rationale"]
+__all__ = ["article", "compact", "fabric_name", "plan_warnings", "rationale"]
 
 SLOW_SYNC_WARN = 0.85
 """Warn when less than this share of each step is compute (collectives partly exposed)."""
 MEMORY_TIGHT_FRAC = 0.97
 
 
+def compact(n: float) -> str:
+    """A token or parameter count for people: 54.9M, 160B, 8.1T."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g}{suffix}"
+    return f"{n:.0f}"
+
+
+def article(word: str, *, capital: bool = False) -> str:
+    """`word` with "a" or "an" as it is spoken: an 8B model, a 70B model, an H100."""
+    number = word.split(".")[0].rstrip("MBT")
+    an = word[:1] in "8aeiouAEIOUH" or number in ("11", "18")
+    art = "an" if an else "a"
+    return f"{art.capitalize() if capital else art} {word}"
+
+
+_FABRIC_NAMES = {"infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet"}
+
+
+def fabric_name(kind: object) -> str:
+    """How people write a fabric kind: InfiniBand, RoCE, Ethernet."""
+    return _FABRIC_NAMES.get(str(kind), str(kind))
+
+
+def _nodes(count: int) -> str:
+    return {1: "the node", 2: "both nodes"}.get(count, f"all {count} nodes")
+
+
 def _parallelism(ctx: PlanContext) -> list[str]:
     layout, arch, mem = ctx.layout, ctx.arch, ctx.choice.memory
     out = []
+    sharded = layout.dp_shard * layout.cp > 1
     if layout.tp == 1 and layout.pp == 1:
         out.append(
-            f"{arch.size} fits FSDP alone: each GPU keeps 1/{layout.shard_group} of the 16 "
+            f"{arch.size} needs only FSDP: each GPU keeps 1/{layout.shard_group} of the 16 "
             f"bytes/param of weights, gradients and Adam state ({mem.state_gib:.1f} GiB)."
         )
     else:
+        rest = "FSDP shards the rest" if sharded else "each TP group holds a whole replica"
         out.append(
             f"{arch.size} is too large for FSDP alone: tensor parallelism of {layout.tp} inside "
-            f"each NVLink node splits every layer, FSDP shards the rest "
+            f"each NVLink node splits every layer and {rest} "
             f"({mem.state_gib:.1f} GiB of state per GPU)."
         )
     if layout.pp > 1:
         out.append(
             f"Pipeline parallelism of {layout.pp} splits the {arch.layers} layers into stages "
-            f"so FSDP gathers only {arch.params / layout.tp / layout.pp / 1e9:.1f}B params per "
-            f"step; {layout.local_batch_seqs} microbatches keep the bubble small."
+            f"so each rank gathers only {compact(arch.params / layout.tp / layout.pp)} params "
+            f"per step; {layout.local_batch_seqs} microbatches keep the bubble small."
         )
     if layout.cp > 1:
         out.append(
             f"Context parallelism of {layout.cp}: each {layout.seq_len:,}-token sequence is "
             f"split so a GPU holds {layout.seq_len // layout.cp:,} tokens of activations."
         )
+    nodes = ctx.booking.node_count
     if layout.dp_replicate > 1:
-        group_nodes = ctx.booking.node_count // layout.dp_replicate
+        group_nodes = nodes // layout.dp_replicate
         unit = "node" if group_nodes == 1 else f"{group_nodes} nodes"
+        crossing = "only gradients cross" if group_nodes == 1 else "parameters and gradients cross"
         out.append(
-            f"torchft HSDP with {layout.dp_replicate} replica groups (one per {unit}): only "
-            f"gradients cross the {ctx.booking.fabric.kind} fabric, and a failed node drops one "
+            f"torchft HSDP with {layout.dp_replicate} replica groups (one per {unit}): "
+            f"{crossing} the {fabric_name(ctx.booking.fabric.kind)} fabric, and a failed node "
+            "drops one "
             "replica instead of stopping the run."
         )
-    elif ctx.booking.node_count > 1:
+    elif nodes > 1:
         out.append(
-            f"One replica sharded over all {ctx.booking.node_count} nodes: the model state "
-            "needs every GPU, so there is no spare replica for torchft to fail over to."
+            f"One replica sharded over {_nodes(nodes)}: the model state needs every GPU, so "
+            "there is no spare replica for torchft to fail over to."
         )
     return out
 
@@ -73,12 +106,18 @@ def _precision(ctx: PlanContext) -> str:
             f"float8 rowwise on {ctx.sku.name} (Hopper fp8 tensor cores, per-row scales): "
             f"≈ {gain - 1:.0%} faster than bf16 here; MFU is not reported under fp8."
         )
-    return f"bf16: a {ctx.arch.size} model's matmuls are too small for fp8 to pay off."
+    return f"bf16: {article(ctx.arch.size)} model's matmuls are too small for fp8 to pay off."
 
 
 def _memory(ctx: PlanContext) -> str:
     layout, mem = ctx.layout, ctx.choice.memory
     limit = usable_gib(ctx.sku)
+    if not ctx.choice.fits:
+        return (
+            f"Nothing fits: even the leanest layout (fully sharded, full activation "
+            f"checkpointing, one sequence per rank) needs {mem.total_gib:,.1f} GiB per GPU "
+            f"of the {ctx.sku.hbm_gib:g} GiB {article(ctx.sku.name.split('-')[0])} has."
+        )
     ac = ActivationCheckpoint(layout.activation_checkpoint)
     if ac == ActivationCheckpoint.none:
         return (
@@ -105,9 +144,10 @@ def rationale(ctx: PlanContext) -> list[str]:
     out.append(_memory(ctx))
     out.append("torch.compile on: fused kernels, ≈ 16 % faster and less activation memory.")
     out.append(
-        f"Local batch {layout.local_batch_seqs} × {layout.seq_len:,} tokens; global batch "
-        f"{layout.global_batch_tokens:,} tokens against a useful batch of about "
-        f"{ctx.critical_batch:,.0f} for {ctx.target_tokens:,} tokens."
+        f"Local batch {layout.local_batch_seqs} × {layout.seq_len:,} tokens, global batch "
+        f"{compact(layout.global_batch_tokens)} tokens; the critical batch for "
+        f"{compact(ctx.target_tokens)} tokens of {article(ctx.arch.size)} model is about "
+        f"{compact(ctx.critical_batch)} (DeepSeek LLM's fit)."
     )
     if ctx.long_context:
         out.append(
@@ -126,11 +166,16 @@ def plan_warnings(ctx: PlanContext, sched: Schedule, *, feasible: bool = True) -
     booking = ctx.booking
     unhealthy = [n.hostname for n in booking.nodes if not n.healthy]
     if unhealthy:
+        survive = (
+            "torchft keeps training on the healthy replica groups meanwhile"
+            if ctx.layout.dp_replicate > 1
+            else "with one replica over all nodes the run waits for the replacement"
+        )
         out.append(
             Warning_(
                 code="booking.unhealthy_node",
-                message=f"{len(unhealthy)} node(s) report unhealthy ({', '.join(unhealthy)}); "
-                "the backend will propose replacing them, and torchft trains on without them.",
+                message=f"{len(unhealthy)} node(s) report unhealthy ({', '.join(unhealthy)}): "
+                f"expect a replace_node proposal; {survive}.",
             )
         )
     if booking.node_count > 1 and str(booking.fabric.kind) == FabricKind.ethernet.value:
