@@ -250,6 +250,7 @@ class Engine(IncidentFlow):
         """Handle every queued item due at or before simulated time `until`."""
         self.now = now
         handled = 0
+        human = self.wants_human()
         queue: list[list[Any]] = self.s["queue"]
         while queue and queue[0][0] <= until and handled < MAX_ITEMS_PER_ADVANCE:
             at, _n, kind, args = queue.pop(0)
@@ -259,6 +260,11 @@ class Engine(IncidentFlow):
                 continue
             getattr(self, f"on_{kind}")(args)
             queue = self.s["queue"]
+            if not human and self.wants_human():
+                # A person has to decide: stop here, so the clock runs at human speed
+                # from this moment on (the caller's next tick uses `speed()`).
+                until = self.t
+                break
         self.t = max(self.t, until) if handled < MAX_ITEMS_PER_ADVANCE else self.t
         if not self.done:
             self.s["clock"] = self.t

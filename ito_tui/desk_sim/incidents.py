@@ -85,15 +85,22 @@ class IncidentFlow(OutcomeFlow):
         }
         self.badput("checkpoint_blocking", blocking)
 
-    def rollback_target(self) -> tuple[str | None, int]:
-        """The latest checkpoint of this stage at or before the current step (else stage start)."""
+    def rollback_target(self, *, strictly_before: bool = False) -> tuple[str | None, int]:
+        """The latest checkpoint of this stage at (or strictly before) the current step.
+
+        Without one, the stage's start: the previous stage's last checkpoint, step 0.
+        A loss spike rolls back strictly before its step: a checkpoint taken at the
+        spike already holds the damaged weights.
+        """
         train = self.s["train"]
+        step = int(train["step"])
         best: tuple[str | None, int] = (None, 0)
-        for ckpt in self.s["all_ckpts"]:
+        for ckpt in self.s["all_ckpts"]:  # chronological
             if ckpt["stage"] != train["stage"]:
-                best = (ckpt["id"], 0) if best[0] is None else best
-            elif ckpt["step"] <= train["step"]:
-                best = (ckpt["id"], int(ckpt["step"]))
+                best = (ckpt["id"], 0)
+            elif ckpt["step"] < step or (ckpt["step"] == step and not strictly_before):
+                if ckpt["step"] >= best[1]:
+                    best = (ckpt["id"], int(ckpt["step"]))
         return best
 
     # ------------------------------------------------------------ node failures
@@ -210,7 +217,7 @@ class IncidentFlow(OutcomeFlow):
         )
         if not escalate:
             return None
-        ckpt_id, to_step = self.rollback_target()
+        ckpt_id, to_step = self.rollback_target(strictly_before=True)
         lost = step - to_step
         added_h = lost * self.step_time() * int(self.s["gpus"]) / 3600
         skip = 200 + int(300 * uniform(self.seed, "skip", step))

@@ -7,10 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import SimHandle
 
 from ito_tui.contract import Booking, Capabilities, Estimate, Problem, Run, RunSummary, WhoAmI
 
-from conftest import SimHandle
 from .helpers import REFERENCE_SPEC, create_run, key, spec, wait_for
 
 
@@ -105,7 +105,7 @@ def test_create_run_answers_202_with_location_and_a_run(client: httpx.Client) ->
     run = Run.model_validate(response.json())
     assert response.headers["location"] == f"/v1/runs/{run.run_id}"
     assert run.run_id.startswith("run_") and run.operator == "alice"
-    assert [s.name for s in run.stages][0] == "data_prep" and run.last_event_seq >= 1
+    assert run.stages[0].name == "data_prep" and run.last_event_seq >= 1
     assert client.get(f"/v1/bookings/{run.booking_id}").json()["active_run_id"] == run.run_id
     problem(client.post("/v1/runs", json=REFERENCE_SPEC, headers=key()), 409, "booking.busy")
     done = wait_for(client, run.run_id, lambda r: r["state"] == "completed")

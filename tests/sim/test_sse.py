@@ -41,9 +41,7 @@ def test_a_happy_run_streams_in_stage_order_and_closes_after_completion(
         m.event == e.type and int(m.id or 0) == e.seq for m, e in zip(events, parsed, strict=True)
     )
     order = [s.value for s in STAGE_ORDER]
-    visited = [
-        getattr(e, "data").stage for e in parsed if e.type in ("stage.started", "stage.skipped")
-    ]  # noqa: B009
+    visited = [e.data.stage for e in parsed if e.type in ("stage.started", "stage.skipped")]
     assert [str(s) for s in visited] == order
     completed = [str(getattr(e, "data").stage) for e in parsed if e.type == "stage.completed"]  # noqa: B009
     assert completed == [s for s in order if s in completed]
