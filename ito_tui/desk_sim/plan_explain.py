@@ -178,6 +178,14 @@ def plan_warnings(ctx: PlanContext, sched: Schedule, *, feasible: bool = True) -
                 f"expect a replace_node proposal; {survive}.",
             )
         )
+    if booking.active_run_id is not None:
+        out.append(
+            Warning_(
+                code="booking.busy",
+                message=f"Booking {booking.booking_id} is running {booking.active_run_id}; "
+                "a new run can start only after it ends.",
+            )
+        )
     if booking.node_count > 1 and str(booking.fabric.kind) == FabricKind.ethernet.value:
         out.append(
             Warning_(
