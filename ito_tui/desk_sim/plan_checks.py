@@ -16,10 +16,10 @@ from ito_tui.contract import ActivationCheckpoint, Booking, BookingStatus, Plan,
 
 from .catalog import GPU_SKUS, GpuSku, ModelArch
 from .plan_context import PlanContext
-from .plan_explain import article, compact, fabric_name
 from .plan_layout import TP_MAX_PARAMS, usable_gib
 from .plan_perf import GIB, STATE_BYTES_PER_PARAM, Layout, memory_estimate
 from .plan_schedule import Schedule
+from .plan_words import article, compact, fabric_name
 
 __all__ = [
     "CRITICAL_BATCH_REFUSE_FACTOR",

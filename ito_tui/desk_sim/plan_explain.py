@@ -11,36 +11,13 @@ from .plan_context import PlanContext
 from .plan_layout import LONG_CONTEXT_SEQ_LEN, long_context_seq_len, usable_gib
 from .plan_perf import memory_estimate, precision_speedup
 from .plan_schedule import Schedule
+from .plan_words import article, compact, fabric_name
 
-__all__ = ["article", "compact", "fabric_name", "plan_warnings", "rationale"]
+__all__ = ["plan_warnings", "rationale"]
 
 SLOW_SYNC_WARN = 0.85
 """Warn when less than this share of each step is compute (collectives partly exposed)."""
 MEMORY_TIGHT_FRAC = 0.97
-
-
-def compact(n: float) -> str:
-    """A token or parameter count for people: 54.9M, 160B, 8.1T."""
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(n) >= scale:
-            return f"{n / scale:.3g}{suffix}"
-    return f"{n:.0f}"
-
-
-def article(word: str, *, capital: bool = False) -> str:
-    """`word` with "a" or "an" as it is spoken: an 8B model, a 70B model, an H100."""
-    number = word.split(".")[0].rstrip("MBT")
-    an = word[:1] in "8aeiouAEIOUH" or number in ("11", "18")
-    art = "an" if an else "a"
-    return f"{art.capitalize() if capital else art} {word}"
-
-
-_FABRIC_NAMES = {"infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet"}
-
-
-def fabric_name(kind: object) -> str:
-    """How people write a fabric kind: InfiniBand, RoCE, Ethernet."""
-    return _FABRIC_NAMES.get(str(kind), str(kind))
 
 
 def _nodes(count: int) -> str:
