@@ -123,11 +123,16 @@ def keepalive_then_normal(seconds: float, interval: float) -> Behaviour:
 
 
 def replay_from(first: int, k: int) -> Behaviour:
-    """Ignore Last-Event-ID: send seqs first..first+k-1 (duplicates), then close."""
+    """Replay from `first` (or from Last-Event-ID, if that is earlier): k events, then close.
+
+    Seqs at or before Last-Event-ID are duplicates; it never skips a seq the
+    client has not had (a gap no client could detect).
+    """
 
     async def run(script: ScriptedRun, conn: Conn, after: int) -> None:
         await script.open(conn)
-        for seq in range(first, min(first + k, script.n + 1)):
+        start = min(first, after + 1)
+        for seq in range(start, min(start + k, script.n + 1)):
             await conn.write(script.message(seq))
         await conn.end()
 

@@ -217,3 +217,20 @@ async def test_token_with_header_breaking_characters_is_refused_without_echo(
     if bad.strip():
         assert bad not in str(info.value)
     assert not server.requests("GET", "/v1/whoami")
+
+
+async def test_loopback_backend_never_goes_through_an_env_proxy(
+    server: FakeServer, other_server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(var, other_server.url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+
+    @server.route("GET", "/v1/whoami")
+    async def _(req: Received, conn: Conn) -> None:
+        await conn.json(200, {"operator": "alice"})
+
+    async with make_client(server.url) as c:
+        assert (await c.whoami()).operator == "alice"
+    assert other_server.received == [], "the token must not be handed to a proxy"
