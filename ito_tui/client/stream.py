@@ -225,6 +225,9 @@ class EventStream:
                     status="reconnecting", retry_in_s=delay, attempt=failures, error=str(error)
                 )
                 await asyncio.sleep(delay)
+        except ItoError as exc:
+            self._set(status="closed", retry_in_s=None, error=str(exc))
+            raise
         finally:
             self._set(status="closed", retry_in_s=None)
 

@@ -184,11 +184,13 @@ async def test_401_mid_stream_raises_without_retry_loop(
 ) -> None:
     run = ScriptedRun(server, n=10, script=[drop_mid(2), status(401)])
     got: list[EventBase] = []
+    stream = client.events("run_1")
     with pytest.raises(AuthError):
-        async for event in client.events("run_1"):
+        async for event in stream:
             got.append(event)
     assert seqs(got) == [1, 2]
     assert len(run.last_event_ids) == 2
+    assert stream.state.status == "closed" and stream.state.error == "HTTP 401"
 
 
 @pytest.mark.parametrize(
