@@ -98,9 +98,10 @@ class IncidentFlow(OutcomeFlow):
         for ckpt in self.s["all_ckpts"]:  # chronological
             if ckpt["stage"] != train["stage"]:
                 best = (ckpt["id"], 0)
-            elif ckpt["step"] < step or (ckpt["step"] == step and not strictly_before):
-                if ckpt["step"] >= best[1]:
-                    best = (ckpt["id"], int(ckpt["step"]))
+            elif (ckpt["step"] < step or (ckpt["step"] == step and not strictly_before)) and (
+                ckpt["step"] >= best[1]
+            ):
+                best = (ckpt["id"], int(ckpt["step"]))
         return best
 
     # ------------------------------------------------------------ node failures
