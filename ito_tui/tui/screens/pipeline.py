@@ -75,7 +75,7 @@ class PipelineScreen(Screen[None]):
     ]
 
     def __init__(
-        self, run_id: str, *, review_on_open: bool = False, name: str | None = None
+        self, run_id: str, *, review_on_open: bool = True, name: str | None = None
     ) -> None:
         super().__init__(name=name)
         self.run_id = run_id
@@ -157,6 +157,7 @@ class PipelineScreen(Screen[None]):
                 self._fetched[proposal.proposal_id] = proposal
             self._mark("strip")
             if self.review_on_open and self.pending():
+                # A run that waits for a person shows what it waits for when opened.
                 self.open_proposal()
         await self._backfill()
         stream = client.events(

@@ -251,8 +251,7 @@ class RunsScreen(Screen[None]):
     def action_review(self) -> None:
         run_id = self.selected_run_id()
         if run_id is not None:
-            screen = PipelineScreen(run_id, review_on_open=True)
-            self.app.push_screen(screen)
+            self.app.push_screen(PipelineScreen(run_id, review_on_open=True))
 
     def action_cycle_filter(self) -> None:
         i = STATE_FILTERS.index(self.state_filter)

@@ -1,0 +1,79 @@
+"""Helpers for pilot tests of the run screens against a real desk_sim on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+from textual.pilot import Pilot
+
+from ito_tui.client import ItoClient
+from ito_tui.config import Settings
+from ito_tui.contract import SimOptions, TrainingSpec
+from ito_tui.tui import make_app
+from ito_tui.tui.app import ItoApp
+from ito_tui.tui.screens.pipeline import PipelineScreen
+from ito_tui.tui.session import TokenCell
+
+
+async def start_run(url: str, scenario: str, *, token: str = "s3cret", **sim: Any) -> str:
+    """Submit an 8B run on the first free completed booking; returns its id."""
+    async with ItoClient(url, token=SecretStr(token)) as client:
+        caps = await client.capabilities()
+        bookings = [b for b in await client.bookings(status="completed") if not b.active_run_id]
+        booking = bookings[0]
+        spec = TrainingSpec(
+            booking_id=booking.booking_id,
+            model_size="1.5B",
+            data_ref="catalog://fineweb-edu@2024-10",
+            target_capability=caps.target_capabilities[0],
+            budget_usd=caps.limits.max_budget_usd,
+            post_training="rlvr",
+            sim=SimOptions(scenario=scenario, **sim),
+        )
+        estimate = await client.estimate(spec)
+        assert not estimate.refusals, estimate.refusals
+        budget = min(caps.limits.max_budget_usd, max(Decimal(1000), estimate.usd_p90 * 3))
+        run = await client.create_run(spec.model_copy(update={"budget_usd": budget}))
+        return run.run_id
+
+
+def live_app(
+    url: str, run_id: str, tmp: Path, *, token: str = "s3cret", read_only: bool = False
+) -> tuple[ItoApp, ItoClient]:
+    """The real app (make_app) opened on `run_id`, with its own client."""
+    config = tmp / "config.toml"
+    if not config.exists():
+        config.write_text("", encoding="utf-8")
+    settings = Settings(backend_url=url, refresh_s=1.0)
+    cell = TokenCell(SecretStr(token))
+    client = ItoClient(url, token=cell)
+    app = make_app(settings, client, read_only=read_only, start=run_id, token=cell)
+    return app, client
+
+
+def pipeline_of(app: ItoApp) -> PipelineScreen:
+    for screen in app.screen_stack:
+        if isinstance(screen, PipelineScreen):
+            return screen
+    raise AssertionError(f"no pipeline screen in {app.screen_stack}")
+
+
+async def wait_for(
+    pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 30.0, what: str = ""
+) -> None:
+    """Pump the app until `predicate()` holds (fails the test after `timeout` s)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await pilot.pause(0.05)
+
+
+def has_pipeline(app: ItoApp) -> bool:
+    return any(isinstance(s, PipelineScreen) for s in app.screen_stack)
