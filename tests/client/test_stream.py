@@ -379,3 +379,30 @@ async def test_events_for_an_unknown_envelope_ts_uses_now(
     ScriptedRun(server, n=2, script=[raw(body)])
     events = await collect(client)
     assert isinstance(events[0], UnknownEvent) and events[0].ts > TS
+
+
+async def test_deeply_nested_event_data_is_surfaced_not_fatal(
+    server: FakeServer, client: ItoClient
+) -> None:
+    deep = '{"seq": 2, "data": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    ScriptedRun(
+        server, n=3, script=[raw(sse(1) + sse(2, deep) + sse(3, envelope(3, terminal=True)))]
+    )
+    events = await collect(client)
+    assert seqs(events) == [1, 2, 3]
+    assert isinstance(events[1], UnknownEvent) and events[1].type.startswith("invalid:")
+    assert len(events[1].data["raw"]) <= 4096
+
+
+async def test_stream_honours_retry_after_up_to_the_reconnect_cap(
+    server: FakeServer, client: ItoClient
+) -> None:
+    ScriptedRun(
+        server,
+        n=2,
+        script=[status(503, {"Retry-After": "0.03"}), status(429, {"Retry-After": "3600"})],
+    )
+    states: list[ConnectionState] = []
+    await collect(client, on_state=states.append)
+    delays = [s.retry_in_s for s in states if s.status == "reconnecting" and s.retry_in_s]
+    assert delays == [0.03, 0.05]  # the second is capped at reconnect_max_s
