@@ -59,10 +59,10 @@ def test_injected_node_failure_breaching_the_slo_is_reported(sim_factory: Any) -
         assert run["faults"][0]["slo_breached"] == ["detect", "resume"]
         assert run["faults"][0]["recovered"] is True
         rates = [
-            getattr(e, "data").checkpoint.write_gb_per_s
-            for e in parsed  # noqa: B009
-            if e.type == "telemetry" and getattr(e, "data").checkpoint.write_gb_per_s
-        ]  # noqa: B009
+            e.data.checkpoint.write_gb_per_s
+            for e in parsed
+            if e.type == "telemetry" and e.data.checkpoint.write_gb_per_s
+        ]
         assert min(rates) < max(rates) / 5
 
 

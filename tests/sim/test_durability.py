@@ -1,0 +1,48 @@
+"""SIGKILL the real backend mid-run, restart it on the same database: nothing is lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from simproc import SimProcess
+
+from .helpers import create_run, read_events, seqs, wait_for
+
+pytestmark = pytest.mark.slow
+
+
+def test_kill_9_mid_run_then_restart_finishes_with_gap_free_events(tmp_path: Path) -> None:
+    proc = SimProcess(tmp_path / "desk.db", speed=150_000, scenario="showcase",
+                      approval_speed=0)  # fmt: skip
+    proc.start()
+    try:
+        headers = {"Authorization": "Bearer s3cret"}
+        with httpx.Client(base_url=proc.url, headers=headers, timeout=10) as client:
+            rid = create_run(client)["run_id"]
+            _, before = read_events(client, rid, stop_after=120)
+            assert seqs(before) == list(range(1, 121))
+        proc.kill()
+        proc.restart()
+        with httpx.Client(base_url=proc.url, headers=headers, timeout=10) as client:
+            mid = client.get(f"/v1/runs/{rid}").json()
+            assert mid["last_event_seq"] >= 120
+            assert mid["state"] not in ("completed", "failed", "cancelled")
+            _, head = read_events(client, rid, stop_after=60, params={"since_seq": 120})
+        proc.kill()  # a second kill while reading
+        proc.restart()
+        with httpx.Client(base_url=proc.url, headers=headers, timeout=10) as client:
+            done = wait_for(client, rid, lambda r: r["state"] == "completed", timeout=30)
+            _, everything = read_events(client, rid)
+            assert [r["run_id"] for r in client.get("/v1/runs").json()["items"]] == [rid]
+    finally:
+        proc.stop()
+    numbers = seqs(everything)
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert numbers[-1] == done["last_event_seq"]
+    assert everything[-1].event == "run.completed"
+    assert [m.data for m in everything[:120]] == [m.data for m in before]
+    assert [m.data for m in everything[120 : 120 + len(head)]] == [m.data for m in head]
+    types = [m.event for m in everything]
+    assert types.count("run.accepted") == 1 and types.count("run.completed") == 1
