@@ -1,0 +1,97 @@
+"""The reducers against the real simulator's streams: each scenario ends where the run says.
+
+Every scenario's full event stream (real SSE on loopback, proposals approved as
+they come) is fed to a `RunTracker`; the resulting `RunState` must agree with the
+backend's own `Run` snapshot at the end, and a second pass that applies every
+event twice must give the same state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from ito_tui.client import ItoClient, RetryPolicy, StreamPolicy
+from ito_tui.contract import EventBase, TrainingSpec
+from ito_tui.state import RunState, RunTracker
+
+RETRY = RetryPolicy(max_attempts=3, backoff_base_s=0.02, backoff_max_s=0.1)
+STREAM = StreamPolicy(reconnect_base_s=0.02, reconnect_max_s=0.2)
+
+EXPECTED = {
+    "happy": "completed",
+    "showcase": "completed",
+    "gate-fail": "gate_failed",
+    "node-failure": "completed",
+    "budget": None,
+}
+
+
+async def run_scenario(sim: Any, scenario: str) -> tuple[list[EventBase], Any]:
+    async with ItoClient(
+        sim.url, token=SecretStr(sim.token), timeout=10.0, retry=RETRY, stream=STREAM
+    ) as c:
+        (booking, *_) = await c.bookings(status="completed")
+        spec = TrainingSpec.model_validate(
+            {
+                "booking_id": booking.booking_id,
+                "model_size": "150M",
+                "data_ref": "catalog://fineweb-edu@1.3",
+                "target_capability": "general",
+                "budget_usd": "30000",
+                "post_training": "dpo",
+                "sim": {"scenario": scenario},
+            }
+        )
+        run = await c.create_run(spec)
+        events: list[EventBase] = []
+        async with asyncio.timeout(60):
+            async for event in c.events(run.run_id):
+                events.append(event)
+                if event.type == "proposal.created":
+                    # A person approves (the rollback path: approved, executed, rewind).
+                    await c.approve(event.data.proposal.proposal_id)  # type: ignore[attr-defined]
+        return events, await c.run(run.run_id)
+
+
+@pytest.mark.parametrize("scenario", sorted(EXPECTED))
+async def test_scenario_stream_reduces_to_the_backend_snapshot(
+    sim_factory: Callable[..., Any], scenario: str
+) -> None:
+    sim = sim_factory(scenario=scenario)
+    events, final = await run_scenario(sim, scenario)
+    assert events and events[-1].terminal
+
+    tracker = RunTracker(final.run_id)
+    for e in events:
+        assert tracker.feed(e)
+    s = tracker.state
+    assert s.terminal and s.state == str(final.state)
+    assert s.last_seq == final.last_event_seq
+    if EXPECTED[scenario] is not None:
+        assert s.outcome == EXPECTED[scenario]
+    assert s.failure == final.failure
+    assert [str(x.state) for x in s.stages[:9]] == [
+        str(x.state) for x in RunState.from_run(final).stages[:9]
+    ]
+    assert set(s.pending_proposals) == set(final.pending_proposal_ids)
+    assert len(tracker.log) > 0
+    if any(e.type == "telemetry" for e in events):
+        assert tracker.bank["loss"].count > 0
+    if scenario == "showcase":
+        assert {"proposal.approved", "proposal.executed", "fault.recovered"} <= {
+            e.type for e in events
+        }
+    if any(e.type == "proposal.executed" for e in events):
+        # The approved rollback is a marker on the state and on the charts.
+        assert s.rewinds and s.rewinds[-1].to_step < s.rewinds[-1].from_step
+        assert any(label.startswith("rewind") for _, label in tracker.bank["loss"].markers)
+
+    replayed = RunState.empty(final.run_id)
+    for e in events:
+        replayed = replayed.apply(e).apply(e)
+    assert replayed == s
