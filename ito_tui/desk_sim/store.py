@@ -212,14 +212,25 @@ class Store:
             "INSERT INTO telemetry(run_id, idx, seq, loss, body) VALUES (?,?,?,?,?)",
             [(run_id, i, s, loss, b) for i, s, loss, b in samples],
         )
+        blocks: dict[int, list[Any]] = {}
+        for i, _s, loss, _b in samples:
+            agg = blocks.get(i // BLOCK)
+            if agg is None:
+                blocks[i // BLOCK] = [1, loss, i, loss, i]
+                continue
+            agg[0] += 1
+            if loss < agg[1]:
+                agg[1], agg[2] = loss, i
+            if loss > agg[3]:
+                agg[3], agg[4] = loss, i
         self.conn.executemany(
             "INSERT INTO telemetry_blocks(run_id, block, n, min_loss, min_idx, max_loss, max_idx)"
-            " VALUES (?,?,1,?,?,?,?) ON CONFLICT(run_id, block) DO UPDATE SET n=n+1,"
+            " VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id, block) DO UPDATE SET n=n+excluded.n,"
             " min_idx=CASE WHEN excluded.min_loss<min_loss THEN excluded.min_idx ELSE min_idx END,"
             " min_loss=MIN(min_loss, excluded.min_loss),"
             " max_idx=CASE WHEN excluded.max_loss>max_loss THEN excluded.max_idx ELSE max_idx END,"
             " max_loss=MAX(max_loss, excluded.max_loss)",
-            [(run_id, i // BLOCK, loss, i, loss, i) for i, _s, loss, _b in samples],
+            [(run_id, block, *agg) for block, agg in blocks.items()],
         )
 
     # ------------------------------------------------------------ proposals & checkpoints

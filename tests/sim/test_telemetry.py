@@ -1,0 +1,83 @@
+"""Server-side telemetry downsampling: min/max preserving, and fast at a million samples."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import SimHandle
+
+from ito_tui.contract import TelemetryPage
+from ito_tui.desk_sim.store import Store
+from ito_tui.desk_sim.telemetry import telemetry_page
+
+from .helpers import create_run, wait_for
+
+
+def fill(store: Store, n: int, spikes: dict[int, float]) -> list[float]:
+    losses = [3.0 - 1e-6 * i + 0.01 * math.sin(i / 7.0) for i in range(n)]
+    for i, loss in spikes.items():
+        losses[i] = loss
+    with store.tx():
+        for start in range(0, n, 100_000):
+            store.add_telemetry(
+                "run_big",
+                [(i, 10 + 2 * i, losses[i], f'{{"seq":{10 + 2 * i},"loss":{losses[i]!r}}}')
+                 for i in range(start, min(n, start + 100_000))],
+            )  # fmt: skip
+    return losses
+
+
+def test_a_million_samples_downsample_fast_and_keep_the_extremes(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t.db")
+    n = 1_000_000
+    spikes = {123_457: 9.5, 777_001: 0.25, 999_999: 7.0}
+    losses = fill(store, n, spikes)
+    started = time.perf_counter()
+    bodies, cursor = telemetry_page(store.conn, "run_big", 0, 400)
+    elapsed = time.perf_counter() - started
+    items = [json.loads(b) for b in bodies]
+    assert elapsed < 0.5, elapsed
+    assert 200 <= len(items) <= 400
+    assert cursor == 10 + 2 * (n - 1)
+    got = [s["loss"] for s in items]
+    assert max(got) == 9.5 and min(got) == 0.25 and 7.0 in got
+    assert [s["seq"] for s in items] == sorted(s["seq"] for s in items)
+    # Each bucket keeps its own extremes: the first bucket's max is the series' first values.
+    assert max(losses[: n // 200]) in got
+    started = time.perf_counter()
+    bodies, _ = telemetry_page(store.conn, "run_big", 10 + 2 * 999_000, 100)
+    assert time.perf_counter() - started < 0.2
+    tail = [json.loads(b)["loss"] for b in bodies]
+    assert len(tail) <= 100 and 7.0 in tail and max(losses[999_001:]) in tail
+    store.close()
+
+
+@pytest.mark.parametrize("max_points", [2, 7, 64, 1000])
+def test_small_ranges_downsample_from_raw_rows(tmp_path: Path, max_points: int) -> None:
+    store = Store(tmp_path / "t.db")
+    losses = fill(store, 5_000, {1234: 50.0, 4321: -1.0})
+    bodies, _ = telemetry_page(store.conn, "run_big", 0, max_points)
+    got = [json.loads(b)["loss"] for b in bodies]
+    assert len(got) <= max_points and 50.0 in got and -1.0 in got
+    assert len(losses) == 5_000
+    store.close()
+
+
+def test_telemetry_over_http_pages_and_downsamples(sim: SimHandle) -> None:
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        rid = create_run(client)["run_id"]
+        wait_for(client, rid, lambda r: r["state"] == "completed")
+        raw = TelemetryPage.model_validate(client.get(f"/v1/runs/{rid}/telemetry").json())
+        losses = [s.loss for s in raw.items]
+        down = TelemetryPage.model_validate(
+            client.get(f"/v1/runs/{rid}/telemetry", params={"max_points": 30}).json()
+        )
+        assert len(down.items) <= 30
+        got = [s.loss for s in down.items]
+        assert max(got) == max(losses) and min(got) == min(losses)
+        assert down.next_since_seq == raw.items[-1].seq
