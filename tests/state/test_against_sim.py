@@ -86,6 +86,7 @@ async def test_scenario_stream_reduces_to_the_backend_snapshot(
         assert {"proposal.approved", "proposal.executed", "fault.recovered"} <= {
             e.type for e in events
         }
+        assert len(s.rewinds) == 1  # the rollback; the telemetry that follows adds none
     if any(e.type == "proposal.executed" for e in events):
         # The approved rollback is a marker on the state and on the charts.
         assert s.rewinds and s.rewinds[-1].to_step < s.rewinds[-1].from_step
