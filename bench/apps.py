@@ -17,8 +17,8 @@ from .term import TermProcess, clean_env
 BASELINE_TITLE = "ito-bench baseline"
 """The baseline app's header title."""
 
-PICKER_MARKER = "Bookings"
-"""Text of the booking picker's title (ito_tui.tui.screens.bookings)."""
+PICKER_MARKER = "ito · Bookings"
+"""The booking picker's header strip ("ito · Bookings · HOST · …"), painted in its first frame."""
 
 PIPELINE_MARKER = "w cycles"
 """Caption of the pipeline screen's telemetry panel ("window: 15 min (w cycles)")."""
@@ -39,7 +39,10 @@ def app_env(backend: Backend | None, **extra: str) -> dict[str, str]:
         d = _HOME / var.lower()
         d.mkdir(exist_ok=True)
         env[var] = str(d)
-    env["ITO_CONFIG_FILE"] = str(_HOME / "config.toml")
+    config = _HOME / "config.toml"
+    if not config.exists():
+        config.write_text("# ito-tui settings for benchmarks: all defaults\n")
+    env["ITO_CONFIG_FILE"] = str(config)
     if backend is not None:
         env.update(backend.env())
     env.update(extra)

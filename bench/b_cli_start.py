@@ -46,15 +46,15 @@ def heavy_imports(ctx: Context, argv: list[str], env: dict[str, str]) -> dict[st
     found: dict[str, int] = {}
     total_us = 0
     for line in res.stderr.splitlines():
-        if not line.startswith("import time:") or "|" not in line:
+        if not line.startswith("import time:") or line.count("|") != 2:
             continue
-        parts = [p.strip() for p in line[len("import time:") :].split("|")]
-        if not parts[0].isdigit():
+        _self_us, cum_us, raw = line[len("import time:") :].split("|")
+        if not cum_us.strip().isdigit():
             continue
-        name = parts[2]
-        top = name.strip().split(".")[0]
-        if not name.startswith(" "):  # a top-level import: its cumulative time counts
-            total_us += int(parts[1])
+        name = raw.strip()
+        if len(raw) - len(raw.lstrip()) == 1:  # a top-level import: its cumulative time counts
+            total_us += int(cum_us)
+        top = name.split(".")[0]
         if top in {"textual", "rich", "fastapi", "uvicorn", "starlette"}:
             found[top] = found.get(top, 0) + 1
     return {"heavy_modules": found, "import_ms": round(total_us / 1000, 1)}
@@ -80,7 +80,7 @@ def run(ctx: Context) -> list[Record]:
         per_round = [a / b for a, b in zip(times[name], base, strict=True)]
         r = summary(per_round)["median"]
         imp = imports[name]
-        no_textual = not ({"textual", "rich"} & set(imp["heavy_modules"]))  # type: ignore[arg-type]
+        no_textual = "textual" not in imp["heavy_modules"]  # type: ignore[operator]
         ctx.log(f"{name}: imports {imp}")
         records.append(
             Record(

@@ -20,6 +20,8 @@ from .live import create_run, get_run
 from .record import Record
 from .stats import percentile, summary
 
+SPEED = 3000.0
+"""desk_sim's time scale: fast enough for a steady stream of events during pretrain."""
 _ID = re.compile(rb"^id: ?(\d+)", re.M)
 _TS = re.compile(rb'"seq":(\d+),"run_id":"[^"]*","type":"[^"]*","ts":"([^"]+)"')
 
@@ -49,7 +51,8 @@ async def _watch(
             now = time.time()
             if not chunk:
                 break
-            data = tail + chunk
+            # sse-starlette ends lines with CRLF; a CR split from its LF rejoins via `tail`.
+            data = (tail + chunk).replace(b"\r\n", b"\n")
             cut = data.rfind(b"\n\n")
             if cut == -1:
                 tail = data
@@ -91,7 +94,7 @@ def run(ctx: Context) -> list[Record]:
     seconds = ctx.pick(10.0, 3.0)
     p99: dict[int, list[float]] = {1: [], 100: []}
     counts: dict[int, int] = {1: 0, 100: 0}
-    with backend(speed=600.0, scenario="happy") as be:
+    with backend(speed=SPEED, scenario="happy") as be:
         run_id = create_run(be)
         time.sleep(1.0)
         for r in range(rounds):
@@ -123,7 +126,7 @@ def run(ctx: Context) -> list[Record]:
             ratio=v["median"] / b["median"] if b["runs"] and b["median"] else None,
             met=bool(v["runs"]) and v["median"] <= 250,
             notes=[
-                f"{rounds} alternating rounds of {seconds:.0f} s at --speed 600; "
+                f"{rounds} alternating rounds of {seconds:.0f} s at --speed {SPEED:g}; "
                 f"{counts[100]} events at 100 watchers, {counts[1]} at 1; lag = last arrival − ts"
             ],
         )

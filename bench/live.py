@@ -35,24 +35,30 @@ def create_run(be: Backend, *, scenario: str | None = None, time_scale: float | 
         free = [b for b in bookings if not b.get("active_run_id")]
         if not free:
             raise RuntimeError("no free completed booking on desk_sim")
-        spec: dict[str, Any] = {
-            "booking_id": free[0]["booking_id"],
-            "model_size": "8B" if "8B" in caps.get("model_sizes", []) else caps["model_sizes"][0],
-            "data_ref": "catalog://fineweb-edu@1.3",
-            "target_capability": caps["target_capabilities"][0],
-            "budget_usd": "500000",
-        }
         sim: dict[str, Any] = {}
         if scenario:
             sim["scenario"] = scenario
         if time_scale:
             sim["time_scale"] = time_scale
-        if sim:
-            spec["sim"] = sim
-        r = c.post("/v1/runs", json=spec, headers={"Idempotency-Key": str(uuid.uuid4())})
-        if r.status_code >= 300:
-            raise RuntimeError(f"POST /v1/runs: {r.status_code} {r.text[:500]}")
-        return str(r.json()["run_id"])
+        sizes = [m for m in ("1.5B", "150M", "8B") if m in caps.get("model_sizes", [])]
+        last = ""
+        # The first booking and model size that pass pre-flight (windows and HBM differ).
+        for booking in free:
+            for size in sizes or caps["model_sizes"]:
+                spec: dict[str, Any] = {
+                    "booking_id": booking["booking_id"],
+                    "model_size": size,
+                    "data_ref": "catalog://fineweb-edu@1.3",
+                    "target_capability": caps["target_capabilities"][0],
+                    "budget_usd": "500000",
+                }
+                if sim:
+                    spec["sim"] = sim
+                r = c.post("/v1/runs", json=spec, headers={"Idempotency-Key": str(uuid.uuid4())})
+                if r.status_code < 300:
+                    return str(r.json()["run_id"])
+                last = f"{r.status_code} {r.text[:300]}"
+        raise RuntimeError(f"POST /v1/runs refused everywhere; last: {last}")
 
 
 def get_run(be: Backend, run_id: str) -> dict[str, Any]:

@@ -76,8 +76,11 @@ class TermProcess:
         cols: int = 120,
         rows: int = 36,
         cwd: str | None = None,
+        keep_raw: bool = False,
     ) -> None:
         self.argv = list(argv)
+        self.raw: list[tuple[float, bytes]] | None = [] if keep_raw else None
+        """Every chunk with its arrival time, when `keep_raw` (for diagnostics)."""
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self._master = master
@@ -138,6 +141,8 @@ class TermProcess:
             self._pending = ""
         stripped = _ESCAPE.sub("", text)
         with self._lock:
+            if self.raw is not None:
+                self.raw.append((now, data))
             self.bytes_total += len(data)
             self.chunks += 1
             self._text += stripped
