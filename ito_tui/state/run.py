@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from ito_tui.contract import (
     BudgetWarning,
@@ -48,8 +48,8 @@ from .reducers import HANDLERS as _HANDLERS
 
 __all__ = ["Outcome", "RunState"]
 
-Outcome = str
-"""One of "completed", "gate_failed", "failed", "cancelled"."""
+Outcome = Literal["completed", "gate_failed", "failed", "cancelled"]
+"""How a finished run ended (`RunState.outcome`; the CLI maps it to an exit code)."""
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
