@@ -1,14 +1,20 @@
-"""The client against the real simulated backend (desk_sim as a subprocess on loopback)."""
+"""The client against the real simulated backend (desk_sim as a subprocess on loopback).
+
+Uses the shared `SimProcess` (tests/simproc.py); durability tests pin the port
+with `port=` so the client's URL survives SIGKILL and restart.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
+from simproc import SimProcess
 
 from ito_tui.client import (
     AuthError,
@@ -22,9 +28,17 @@ from ito_tui.client import (
 )
 from ito_tui.contract import EventBase, TrainingSpec, event_to_json
 
-from .simctl import SimProc
+from .tcpproxy import TcpProxy
 
 pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
 
 RETRY = RetryPolicy(max_attempts=6, backoff_base_s=0.05, backoff_max_s=0.5)
 STREAM = StreamPolicy(reconnect_base_s=0.05, reconnect_max_s=0.5)
@@ -44,15 +58,16 @@ def sim_client(url: str, token: str | None = SIM_TOKEN) -> ItoClient:
 
 
 @pytest.fixture(scope="module")
-def happy_sim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimProc]:
+def happy_sim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimProcess]:
     db = tmp_path_factory.mktemp("sim") / "happy.db"
-    sim = SimProc(db, "--speed", "100000", "--scenario", "happy", "--heartbeat", "0.5").start()
+    sim = SimProcess(db, speed=100000, scenario="happy", heartbeat=0.5)
+    sim.start()
     yield sim
-    sim.kill()
+    sim.stop()
 
 
 @pytest.fixture
-async def client(happy_sim: SimProc) -> AsyncIterator[ItoClient]:
+async def client(happy_sim: SimProcess) -> AsyncIterator[ItoClient]:
     async with sim_client(happy_sim.url) as c:
         yield c
 
@@ -84,7 +99,7 @@ async def test_typed_read_paths(client: ItoClient) -> None:
         await client.run("run_does_not_exist")
 
 
-async def test_wrong_token_is_auth_error(happy_sim: SimProc) -> None:
+async def test_wrong_token_is_auth_error(happy_sim: SimProcess) -> None:
     async with sim_client(happy_sim.url, token="wrong") as c:
         with pytest.raises(AuthError):
             await c.whoami()
@@ -123,7 +138,8 @@ async def test_whole_happy_run_streams_to_completion(client: ItoClient) -> None:
 
 
 async def test_scaffold_mode_reports_missing_capability(tmp_path: Path) -> None:
-    sim = SimProc(None, "--mode", "scaffold", "--speed", "1000").start()
+    sim = SimProcess(tmp_path / "scaffold.db", mode="scaffold", speed=1000)
+    sim.start()
     try:
         async with sim_client(sim.url) as c:
             spec = await small_spec(c)
@@ -136,9 +152,10 @@ async def test_scaffold_mode_reports_missing_capability(tmp_path: Path) -> None:
 
 async def test_sigkill_restarts_mid_run_lose_and_repeat_nothing(tmp_path: Path) -> None:
     """SIGKILL the backend several times mid-run: the consumer still sees every seq once."""
-    sim = SimProc(
-        tmp_path / "sim.db", "--speed", "3000", "--scenario", "happy", "--heartbeat", "0.5"
-    ).start()
+    sim = SimProcess(
+        tmp_path / "sim.db", port=free_port(), speed=3000, scenario="happy", heartbeat=0.5
+    )
+    sim.start()
     try:
         async with sim_client(sim.url) as c:
             run = await c.create_run(await small_spec(c))
@@ -152,7 +169,7 @@ async def test_sigkill_restarts_mid_run_lose_and_repeat_nothing(tmp_path: Path) 
 
             consumer = asyncio.create_task(consume())
             started = time.monotonic()
-            while not consumer.done() and kills < 5 and time.monotonic() - started < 40:
+            while not consumer.done() and kills < 4 and time.monotonic() - started < 40:
                 await asyncio.sleep(0.5)
                 if events and not consumer.done():
                     await asyncio.to_thread(sim.restart)
@@ -174,12 +191,9 @@ async def test_sigkill_restarts_mid_run_lose_and_repeat_nothing(tmp_path: Path) 
 
 async def test_proxy_drops_and_stalls_mid_run(tmp_path: Path) -> None:
     """Through a proxy that resets and freezes connections, the stream stays exactly-once."""
-    from .tcpproxy import TcpProxy
-
-    sim = SimProc(
-        tmp_path / "sim.db", "--speed", "4000", "--scenario", "happy", "--heartbeat", "0.2"
-    ).start()
-    proxy = TcpProxy(sim.port).start()
+    sim = SimProcess(tmp_path / "sim.db", speed=4000, scenario="happy", heartbeat=0.2)
+    sim.start()
+    proxy = TcpProxy(int(sim.url.rsplit(":", 1)[1])).start()
     try:
         policy = StreamPolicy(reconnect_base_s=0.05, reconnect_max_s=0.3)  # stall: 3 × 0.2 s
         async with ItoClient(
