@@ -141,7 +141,9 @@ class TelemetrySeries:
     __slots__ = (
         "_bucket",
         "_buckets",
+        "_cache",
         "_levels",
+        "_marked",
         "_markers",
         "_max_levels",
         "_next",
@@ -184,6 +186,9 @@ class TelemetrySeries:
         self._open: list[float] | None = None
         self._levels: list[_Ring] = []
         self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
+        self._marked = 0
+        # The last view and what it was computed from: redraws with no new sample are free.
+        self._cache: tuple[tuple[int, float | None, int, int], SeriesView] | None = None
         self.count = 0
         """Samples appended so far (gaps not counted)."""
         self.min: float | None = None
@@ -255,6 +260,7 @@ class TelemetrySeries:
     def add_marker(self, x: float, label: str) -> None:
         """Mark `x` (a rewind, a fault): drawn by views whose window holds it."""
         self._markers.append((x, label))
+        self._marked += 1
 
     @property
     def markers(self) -> tuple[tuple[float, str], ...]:
@@ -297,6 +303,14 @@ class TelemetrySeries:
         all samples that fall in it, so the window's extremes are always drawn.
         """
         width = max(1, int(width))
+        key = (width, window, self.count, self._marked)
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        view = self._view(width, window)
+        self._cache = (key, view)
+        return view
+
+    def _view(self, width: int, window: float | None) -> SeriesView:
         if self.count == 0 or self.last_x is None or self.first_x is None:
             return SeriesView((None,) * width, 0.0, 0.0, None, None, None)
         x_end = self.last_x

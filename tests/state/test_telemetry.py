@@ -242,3 +242,17 @@ def test_append_work_per_sample_is_constant(n: int) -> None:
     for i in range(n):
         s.append(float(i), random.random())
     assert 0.5 <= s.pushes / n <= 1.0
+
+
+def test_a_view_is_recomputed_only_when_the_series_changed() -> None:
+    s = TelemetrySeries("x")
+    for i in range(100):
+        s.append(float(i), float(i))
+    v = s.view(20)
+    assert s.view(20) is v
+    assert s.view(21) is not v and s.view(20, window=10.0) is not v
+    s.add_marker(50.0, "rewind")
+    marked = s.view(20)
+    assert marked is not v and (10, "rewind") in marked.markers
+    s.append(100.0, -1.0)
+    assert s.view(20).min == -1.0
