@@ -34,7 +34,7 @@ class SimHandle:
         return {"Authorization": f"Bearer {token or self.token}"}
 
 
-class _ServerThread:
+class ServerThread:
     """uvicorn serving one app in a background thread with its own event loop."""
 
     def __init__(self, app: FastAPI) -> None:
@@ -69,7 +69,7 @@ class _ServerThread:
 @pytest.fixture
 def sim_factory(tmp_path: Any) -> Iterator[Callable[..., SimHandle]]:
     """Start simulated backends with SimConfig overrides; all stop at teardown."""
-    running: list[_ServerThread] = []
+    running: list[ServerThread] = []
 
     def start(**overrides: Any) -> SimHandle:
         base = SimConfig(
@@ -82,7 +82,7 @@ def sim_factory(tmp_path: Any) -> Iterator[Callable[..., SimHandle]]:
         )
         config = replace(base, **overrides)
         app = create_app(config)
-        server = _ServerThread(app)
+        server = ServerThread(app)
         port = server.start()
         running.append(server)
         return SimHandle(url=f"http://127.0.0.1:{port}", config=config, app=app)

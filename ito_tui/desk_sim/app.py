@@ -127,6 +127,14 @@ def create_app(config: SimConfig) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:
+            # FastAPI raises a bare 400 only when it cannot parse the body (bad JSON/UTF-8).
+            return problem_response(
+                request,
+                "validation.failed",
+                str(exc.detail),
+                errors=[{"loc": ["body"], "msg": str(exc.detail)}],
+            )
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "request.invalid")
         return problem_response(
             request, code, str(exc.detail), status=exc.status_code, headers=dict(exc.headers or {})

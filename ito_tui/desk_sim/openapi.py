@@ -71,6 +71,8 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _finish_op(method: str, path: str, op: dict[str, Any]) -> None:
+    if path.startswith("/v1/sim/"):
+        op["tags"] = ["simulator"]
     responses: dict[str, Any] = op.setdefault("responses", {})
     responses.pop("422", None)
     for status, response in responses.items():
