@@ -14,11 +14,10 @@ from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
 from ito_tui.tui import themes
 from ito_tui.tui.commands import ItoCommands, binding_commands
-from ito_tui.tui.errors import describe_failure
+from ito_tui.tui.errors import WorkerFailed, describe_failure
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.capability import CapabilityScreen
 from ito_tui.tui.screens.connect import ConnectScreen
@@ -79,6 +78,8 @@ class ItoApp(App[None]):
         else:
             self._client_factory = client
         self._themes = themes.load_themes(_theme_dirs())
+        self._session_mode: str | None = None
+        self._session_serial = 0
         super().__init__()
 
     @property
@@ -123,7 +124,17 @@ class ItoApp(App[None]):
         session = self.session
         session.capabilities, session.operator = event.capabilities, event.operator
         self.set_connection("live")
-        self.switch_screen(self._start_screen(event.active_runs))
+        self._enter_session(self._start_screen(event.active_runs))
+
+    def _enter_session(self, base: Screen[None]) -> None:
+        """Start a fresh screen stack (a mode) on `base`; the connection mode stays below it."""
+        old = self._session_mode
+        self._session_serial += 1
+        self._session_mode = f"session-{self._session_serial}"
+        self.add_mode(self._session_mode, lambda: base)
+        self.switch_mode(self._session_mode)
+        if old is not None:
+            self.remove_mode(old)
 
     def _start_screen(self, active_runs: int) -> Screen[None]:
         start, self.start = self.start, None
@@ -143,11 +154,23 @@ class ItoApp(App[None]):
 
     def _after_login(self, operator: str | None) -> None:
         if operator is None:
-            self.switch_screen(
+            self._show_error(
                 ErrorScreen("Not logged in", "This backend needs an operator token.", login=True)
             )
-            return
-        self.action_reconnect()
+        elif self.current_mode == "_default":
+            self.action_reconnect()
+        else:
+            self.session.operator = operator
+            self.set_connection("live")
+            self.notify(f"Logged in as {operator}. Try that again.", markup=False)
+
+    def _show_error(self, screen: ErrorScreen) -> None:
+        """Leave the session for the connection mode and show `screen` there."""
+        if self.current_mode != "_default":
+            self.switch_mode("_default")
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(screen)
 
     @on(BookingsScreen.BookingChosen)
     def _booking_chosen(self, event: BookingsScreen.BookingChosen) -> None:
@@ -192,24 +215,28 @@ class ItoApp(App[None]):
 
     # ------------------------------------------------------------ errors
 
-    @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
+    @on(WorkerFailed)
+    def _worker_failed(self, event: WorkerFailed) -> None:
         """The single sink for errors a screen's worker did not handle itself."""
-        if event.state != WorkerState.ERROR or event.worker.error is None:
-            return
-        failure = describe_failure(event.worker.error)
-        log.warning("worker %s failed: %s", event.worker.name, failure.detail)
+        failure = describe_failure(event.error)
+        log.warning("%s: %s", failure.title, failure.detail)
         if failure.capability:
             self.push_screen(CapabilityScreen(failure.capability, detail=failure.detail))
         elif failure.login:
             self.push_screen(LoginModal(failure.detail), callback=self._after_login)
         elif failure.fatal:
             self.set_connection("offline")
-            self.switch_screen(ErrorScreen(failure.title, failure.detail))
+            self._show_error(ErrorScreen(failure.title, failure.detail))
         else:
             self.notify(failure.detail, title=failure.title, severity="error", markup=False)
 
     # ------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "bookings":
+            # Hidden where it would do nothing: connecting, or already on the picker.
+            return self.current_mode != "_default" and not isinstance(self.screen, BookingsScreen)
+        return True
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -218,7 +245,12 @@ class ItoApp(App[None]):
     def action_reconnect(self) -> None:
         """Start over from the connection step (keeps the token in memory)."""
         self.set_connection("connecting")
-        self.switch_screen(ConnectScreen())
+        if self.current_mode != "_default":
+            self.switch_mode("_default")
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        if isinstance(self.screen, ConnectScreen):
+            self.screen.connect()
 
     def action_login(self) -> None:
         self.push_screen(LoginModal(), callback=self._after_login)
@@ -230,13 +262,15 @@ class ItoApp(App[None]):
         """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
         if self.session.capabilities is None:
             return
+        if self.current_mode == "_default":
+            return
         while len(self.screen_stack) > 1 and not isinstance(self.screen, BookingsScreen):
             self.pop_screen()
         if isinstance(self.screen, BookingsScreen):
             if booking_id:
                 self.screen.highlight(booking_id)
             return
-        self.switch_screen(BookingsScreen(highlight=booking_id))
+        self.push_screen(BookingsScreen(highlight=booking_id))
 
     def show_run(self, run_id: str) -> None:
         """Open the run's pipeline screen over the current screen."""

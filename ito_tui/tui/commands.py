@@ -28,7 +28,7 @@ class Navigator(Shell, Protocol):
 
 def binding_commands(screen: Screen[object], skip: object) -> Iterable[SystemCommand]:
     """A palette command for each enabled, described binding of `screen` (not `skip`'s own)."""
-    seen: set[str] = set()
+    seen: set[tuple[int, str]] = set()
     for active in screen.active_bindings.values():
         binding = active.binding
         if (
@@ -36,10 +36,10 @@ def binding_commands(screen: Screen[object], skip: object) -> Iterable[SystemCom
             or not binding.description
             or binding.system
             or active.node is skip
-            or binding.action in seen
+            or (id(active.node), binding.action) in seen
         ):
             continue
-        seen.add(binding.action)
+        seen.add((id(active.node), binding.action))
         yield SystemCommand(
             binding.description,
             binding.tooltip or binding.description,

@@ -4,7 +4,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.worker import Worker, WorkerState
+
 from ito_tui.tui.format import safe
+
+
+class WorkerFailed(Message):
+    """A screen's worker raised an error the screen did not handle; bubbles to the app."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+
+def forward_failure(node: MessagePump, event: Worker.StateChanged) -> None:
+    """Send a failed worker's error towards the app's single error handler.
+
+    Worker state messages do not bubble, so each screen calls this from its
+    `on_worker_state_changed`.
+    """
+    if event.state == WorkerState.ERROR and event.worker.error is not None:
+        event.stop()
+        node.post_message(WorkerFailed(event.worker.error))
 
 
 @dataclass(frozen=True)

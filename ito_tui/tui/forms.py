@@ -225,8 +225,8 @@ def server_errors(
     """One message per field from 422 refusals and validation errors; others under ''."""
     messages: dict[str, str] = {}
     for refusal in refusals:
-        text = refusal.reason + (f" — {refusal.suggestion}" if refusal.suggestion else "")
-        messages.setdefault(field_for_refusal(refusal), text)
+        # The reason only: the estimate panel shows the suggestion beside it.
+        messages.setdefault(field_for_refusal(refusal), refusal.reason)
     for error in errors:
         messages.setdefault(field_for_error(error) or "", error.msg)
     return messages

@@ -108,7 +108,9 @@ class FakeShellClient:
     async def booking(self, booking_id: str) -> Booking:
         return next(b for b in self._bookings if b.booking_id == booking_id)
 
-    async def runs(self, state: str | None = None, booking_id: str | None = None) -> list[RunSummary]:
+    async def runs(
+        self, state: str | None = None, booking_id: str | None = None
+    ) -> list[RunSummary]:
         self._check()
         return []
 

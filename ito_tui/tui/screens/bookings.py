@@ -18,14 +18,16 @@ from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker
 
 from ito_tui.contract import Booking, BookingStatus
+from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.format import safe, span
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.booking_detail import BookingDetail, ssh_command, unavailable_reason
 from ito_tui.tui.widgets.header import HeaderStrip
 
-WIDE = 120
+WIDE = 160
 """At this width and more, the detail pane sits beside the table instead of under it."""
 
 _FABRIC = {"infiniband": "IB", "roce": "RoCE", "ethernet": "Eth"}
@@ -65,6 +67,8 @@ class BookingsScreen(Screen[None]):
             "Train",
             id="bookings.train",
             tooltip="Open the training spec form for the highlighted booking",
+            # Before the table's own Enter, so the footer shows what Enter does here.
+            priority=True,
         ),
         Binding(
             "c",
@@ -76,7 +80,7 @@ class BookingsScreen(Screen[None]):
         Binding(
             "h",
             "toggle_unavailable",
-            "Hide/show unusable",
+            "Hide unusable",
             id="bookings.toggle_unavailable",
             tooltip="Hide or show bookings that cannot take a run",
         ),
@@ -122,6 +126,9 @@ class BookingsScreen(Screen[None]):
             with VerticalScroll(id="bookings-detail"):
                 yield BookingDetail(id="booking-detail")
         yield Footer()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_failure(self, event)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -215,10 +222,6 @@ class BookingsScreen(Screen[None]):
         self._show_detail()
         self.refresh_bindings()
 
-    @on(DataTable.RowSelected)
-    def _row_selected(self) -> None:
-        self.action_train()
-
     def _show_detail(self) -> None:
         detail = self.query_one(BookingDetail)
         detail.now = shell(self).session.clock()
@@ -231,6 +234,8 @@ class BookingsScreen(Screen[None]):
         if action == "train":
             if booking is None or shell(self).session.read_only:
                 return False
+            if not any(unavailable_reason(b) is None for b in self.bookings):
+                return False  # the empty state: nothing here proceeds
             # Shown but disabled on a booking that cannot take a run (its reason is on screen).
             return True if unavailable_reason(booking) is None else None
         if action == "copy_ssh":

@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from ito_tui.tui.format import safe
+from ito_tui.tui.screens.connect import ConnectScreen
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 
@@ -37,7 +38,7 @@ class CapabilityScreen(Screen[None]):
             id="capability.back",
             tooltip="Return to the previous screen",
         ),
-        Binding("q", "app.quit", "Quit", id="capability.quit", tooltip="Leave ito-tui"),
+        Binding("q", "app.quit", "Quit", id="capability.quit", tooltip="Leave ito-tui", show=False),
     ]
 
     def __init__(
@@ -90,7 +91,9 @@ class CapabilityScreen(Screen[None]):
         yield Footer()
 
     def _can_go_back(self) -> bool:
-        return len(self.app.screen_stack) > 1
+        # Back to a screen of the session, never to the idle connection step.
+        stack = self.app.screen_stack
+        return len(stack) > 1 and not isinstance(stack[-2], ConnectScreen)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":

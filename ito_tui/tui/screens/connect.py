@@ -12,8 +12,10 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import Worker
 
 from ito_tui.contract import Capabilities
+from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 
@@ -56,6 +58,9 @@ class ConnectScreen(Screen[None]):
                 id="connect-message",
             )
         yield Footer()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_failure(self, event)
 
     def on_mount(self) -> None:
         # Paint first, connect after: the first frame never waits on the network.

@@ -42,7 +42,7 @@ class ErrorScreen(Screen[None]):
             id="error.login",
             tooltip="Enter an operator token for this backend",
         ),
-        Binding("q", "app.quit", "Quit", id="error.quit", tooltip="Leave ito-tui"),
+        Binding("q", "app.quit", "Quit", id="error.quit", tooltip="Leave ito-tui", show=False),
     ]
 
     def __init__(self, title: str, detail: str, *, login: bool = False) -> None:

@@ -13,12 +13,19 @@ from ito_tui.tui.format import safe
 
 
 def binding_rows(app_screen: Screen[object]) -> list[tuple[str, str, str, bool]]:
-    """(keys, description, tooltip, enabled) for each described binding active on a screen."""
+    """(keys, description, tooltip, enabled) for the screen's and the app's bindings.
+
+    The screen's come first; keys of the focused widget (text editing, cursor
+    movement) are left out: they are the usual ones and would bury the rest.
+    """
     app = app_screen.app
     rows: dict[tuple[str, str], tuple[str, str, str, bool]] = {}
-    for active in app_screen.active_bindings.values():
+    ordered = sorted(app_screen.active_bindings.values(), key=lambda active: active.node is app)
+    for active in ordered:
         binding = active.binding
         if not binding.description or binding.system:
+            continue
+        if active.node is not app_screen and active.node is not app:
             continue
         key = app.get_key_display(binding)
         entry = rows.get((binding.action, binding.description))
@@ -30,7 +37,7 @@ def binding_rows(app_screen: Screen[object]) -> list[tuple[str, str, str, bool]]
             binding.tooltip,
             active.enabled,
         )
-    return sorted(rows.values(), key=lambda row: row[1].lower())
+    return list(rows.values())
 
 
 class HelpScreen(ModalScreen[None]):
@@ -70,6 +77,7 @@ class HelpScreen(ModalScreen[None]):
                             (key.ljust(width), f"bold $accent {style}".strip()),
                             (description, style),
                             (f" — {tooltip}" if tooltip else "", "$text-muted"),
+                            ("" if enabled else " (not available now)", "$text-disabled"),
                         )
                     )
                 yield Static(Content("\n").join(lines), id="help-lines")

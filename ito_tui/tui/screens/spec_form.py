@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -23,8 +23,10 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Select, Static
+from textual.worker import Worker
 
 from ito_tui.contract import Booking, Capabilities, Estimate, Run, TrainingSpec
+from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.format import count, ends_in, safe
 from ito_tui.tui.forms import (
     CUSTOM_DATA_NOTE,
@@ -88,6 +90,7 @@ class SpecFormScreen(Screen[None]):
         self._touched: set[str] = set()
         self._server: dict[str, str] = {}
         self._keys: dict[str, str] = {}
+        self._ready: bool | None = None
 
     # ------------------------------------------------------------ layout
 
@@ -112,7 +115,8 @@ class SpecFormScreen(Screen[None]):
                     Content.assemble(
                         ("Booking      ", "$text-muted"),
                         (safe(b.booking_id), "bold"),
-                        f"\n             {safe(b.gpu_sku)} · {b.node_count}×{b.gpus_per_node}"
+                        "\n",
+                        f"{safe(b.gpu_sku.split('-')[0])} {b.node_count}×{b.gpus_per_node}"
                         f" · {ends_in(b.ends_at, session.clock())}",
                     ),
                     id="spec-booking",
@@ -125,6 +129,9 @@ class SpecFormScreen(Screen[None]):
             with VerticalScroll(id="spec-estimate"):
                 yield EstimatePanel(id="estimate")
         yield Footer()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_failure(self, event)
 
     def on_mount(self) -> None:
         self.query_one("#f-model_size", Input).focus()
@@ -169,9 +176,10 @@ class SpecFormScreen(Screen[None]):
         )
         self._show_errors(errors)
         tokens = default_tokens(values.model_size)
-        self.query_one("#f-target_tokens", Input).placeholder = (
-            f"default {count(tokens)} (20 × params)" if tokens else "default 20 × params"
-        )
+        tokens_field = self.query_one("#f-target_tokens", Input)
+        placeholder = f"default {count(tokens)} (20 × params)" if tokens else "default 20 × params"
+        if tokens_field.placeholder != placeholder:
+            tokens_field.placeholder = placeholder
         self.query_one("#row-data_kind", FieldRow).hint = (
             CUSTOM_DATA_NOTE if values.data_kind == "custom" else ""
         )
@@ -181,9 +189,7 @@ class SpecFormScreen(Screen[None]):
             panel.stale = panel.estimate is not None
         elif self.spec != self.estimated_spec:
             panel.stale = True
-            self.run_worker(
-                self._estimate(self.spec), group="estimate", exclusive=True, exit_on_error=False
-            )
+            self._estimate(self.spec)
         self._update_submit()
 
     def _show_errors(self, errors: Mapping[str, str], *, all_fields: bool = False) -> None:
@@ -224,14 +230,21 @@ class SpecFormScreen(Screen[None]):
         )
 
     def _update_submit(self) -> None:
+        ready = self.submittable()
+        if ready == self._ready:
+            return
+        # Only on a change: refreshing bindings recomposes the footer (costly per key).
+        self._ready = ready
         button = self.query_one("#spec-submit", Button)
-        button.disabled = not self.submittable()
+        button.disabled = not ready
         button.display = not shell(self).session.read_only
         self.refresh_bindings()
 
     # ------------------------------------------------------------ estimate
 
+    @work(group="estimate", exclusive=True, exit_on_error=False)
     async def _estimate(self, spec: TrainingSpec) -> None:
+        """Debounced: a newer call cancels this one while it sleeps or waits."""
         from ito_tui.client import CapabilityMissing, ItoError, ValidationFailed
 
         await asyncio.sleep(DEBOUNCE_S)

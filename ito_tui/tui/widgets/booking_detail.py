@@ -47,7 +47,7 @@ def ssh_command(booking: Booking) -> str | None:
 
 
 def _field(label: str, *parts: str | tuple[str, str] | Content) -> Content:
-    return Content.assemble((f"{label:<10}", "$text-muted"), *parts)
+    return Content.assemble((f"{label:<11}", "$text-muted"), *parts)
 
 
 class BookingDetail(Widget):
@@ -76,20 +76,23 @@ class BookingDetail(Widget):
             if reason is None
             else Content.styled(reason, "$needs-human")
         )
-        window = (
-            f"{b.starts_at:%Y-%m-%d %H:%M} → {b.ends_at:%Y-%m-%d %H:%M} UTC "
-            f"({starts_in(b.starts_at, self.now) if b.starts_at > self.now else ''}"
-            f"{ends_in(b.ends_at, self.now) if b.starts_at <= self.now else ''})"
+        window = f"{b.starts_at:%Y-%m-%d %H:%M} → {b.ends_at:%Y-%m-%d %H:%M} UTC"
+        when = (
+            starts_in(b.starts_at, self.now)
+            if b.starts_at > self.now
+            else ends_in(b.ends_at, self.now)
         )
+        nodes = "node" if b.node_count == 1 else "nodes"
         hourly = b.price_usd_per_gpu_hour * b.gpu_count
         lines = [
             Content.assemble((safe(b.booking_id), "bold"), " · ", state),
             _field(
                 "GPUs",
-                f"{safe(b.gpu_sku)} · {b.node_count} nodes × {b.gpus_per_node} = {b.gpu_count}",
+                f"{safe(b.gpu_sku)} · {b.node_count} {nodes} × {b.gpus_per_node} = {b.gpu_count}",
             ),
             _field("Fabric", f"{safe(b.fabric.kind)} · {b.fabric.gbit_per_s_per_gpu:g} Gbit/s/GPU"),
             _field("Window", window),
+            _field("", when),
             _field("Price", f"{usd(b.price_usd_per_gpu_hour)}/GPU-h ({usd(hourly)}/h in all)"),
             _field("Active run", safe(b.active_run_id) if b.active_run_id else "none"),
             Content.styled(f"Nodes ({len(b.nodes)})", "bold"),
@@ -102,7 +105,7 @@ class BookingDetail(Widget):
                 Content.assemble(
                     "  ",
                     health,
-                    f" {safe(node.hostname)}  {safe(node.ip)}  {node.gpus} GPUs",
+                    f" {safe(node.hostname)}  {safe(node.ip)}",
                     (" (head)", "$text-muted") if index == 0 else "",
                 )
             )
@@ -113,15 +116,13 @@ class BookingDetail(Widget):
         ssh = b.ssh
         lines = [
             Content.styled("SSH", "bold"),
-            _field(
-                "  user",
-                f"{safe(ssh.user)} · port {ssh.port}",
-                f" · jump {safe(ssh.jump_host)}" if ssh.jump_host else " · no jump host",
-            ),
+            _field("  user", f"{safe(ssh.user)} · port {ssh.port}"),
+            _field("  jump", safe(ssh.jump_host) if ssh.jump_host else "none"),
         ]
-        for fingerprint in ssh.host_key_fingerprints:
-            lines.append(_field("  host key", safe(fingerprint)))
         command = ssh_command(b)
         if command:
-            lines.append(_field("  head", (command, "$accent")))
+            lines.append(_field("  head", (command, "$accent"), ("  (c copies)", "$text-muted")))
+        if ssh.host_key_fingerprints:
+            lines.append(Content.styled(f"Host keys ({len(ssh.host_key_fingerprints)})", "bold"))
+            lines.extend(Content(f"  {safe(fp)}") for fp in ssh.host_key_fingerprints)
         return lines

@@ -12,7 +12,8 @@ from ito_tui.contract import Estimate, Plan
 from ito_tui.tui.format import count, hours, pct, safe, usd, usd_short
 from ito_tui.tui.widgets.bars import meter
 
-_LABEL = 13
+_LABEL = 8
+"""Label column: short, so rows fit the 38-cell panel of an 80-column terminal."""
 
 
 def _row(label: str, *parts: str | Content | tuple[str, str]) -> Content:
@@ -21,24 +22,22 @@ def _row(label: str, *parts: str | Content | tuple[str, str]) -> Content:
 
 def _plan_lines(plan: Plan) -> list[Content]:
     mfu = "n/a (fp8)" if plan.est_mfu_frac is None else pct(plan.est_mfu_frac)
+    compiled = " · compile" if plan.compile else ""
     return [
         _row(
             "Plan",
             (f"dp {plan.dp_replicate}×{plan.dp_shard}", "bold"),
-            f" · tp {plan.tp} · pp {plan.pp} · cp {plan.cp} · world {plan.world_size}",
+            f" · tp {plan.tp} · pp {plan.pp} · cp {plan.cp}",
         ),
+        _row("", f"{plan.world_size} GPUs · {safe(plan.precision)}"),
+        _row("", f"AC {safe(plan.activation_checkpoint)}{compiled}"),
+        _row("", safe(plan.fault_tolerance)),
         _row(
             "",
-            safe(plan.precision),
-            f" · act. ckpt {safe(plan.activation_checkpoint)}",
-            " · compile" if plan.compile else "",
-            f" · {safe(plan.fault_tolerance)}",
+            f"{plan.local_batch_seqs} seq/GPU · {count(plan.global_batch_tokens)} tok/step",
         ),
-        _row(
-            "",
-            f"batch {plan.local_batch_seqs} seq/GPU · {count(plan.global_batch_tokens)} tok/step",
-        ),
-        _row("Throughput", f"{plan.est_tokens_per_s_per_gpu:,.0f} tok/s/GPU · MFU {mfu}"),
+        _row("Speed", f"{plan.est_tokens_per_s_per_gpu:,.0f} tok/s/GPU"),
+        _row("MFU", mfu),
     ]
 
 
@@ -82,20 +81,19 @@ class EstimatePanel(Widget):
             if not self.error:
                 out.append(Content.styled("Fill in the form to see the plan and cost.", "$stale"))
             return out
-        bar_width = max(8, min(40, width - _LABEL - 2))
+        bar_width = max(8, min(40, width - _LABEL))
         out.extend(self._refusals(estimate))
         if estimate.plan is not None:
             plan = estimate.plan
             out.extend(_plan_lines(plan))
             out.append(
-                _row(
-                    "Memory/GPU",
-                    f"{plan.est_mem_per_gpu_gib:.1f} of {plan.hbm_per_gpu_gib:.0f} GiB HBM",
-                )
+                _row("Memory", f"{plan.est_mem_per_gpu_gib:.1f} / {plan.hbm_per_gpu_gib:.0f} GiB")
             )
             out.append(_row("", meter(plan.est_mem_per_gpu_gib, plan.hbm_per_gpu_gib, bar_width)))
-        out.extend(self._time_and_cost(estimate, bar_width))
-        out.extend(self._stages(estimate))
+        # A plan that cannot run has no time or cost worth a bar (they come back as zero).
+        if not (estimate.refused and estimate.total_gpu_hours == 0):
+            out.extend(self._time_and_cost(estimate, bar_width))
+            out.extend(self._stages(estimate))
         for warning in estimate.warnings:
             out.append(Content.assemble(("! ", "$warning bold"), safe(warning.message)))
         if estimate.plan is not None and estimate.plan.rationale:
@@ -105,8 +103,8 @@ class EstimatePanel(Widget):
 
     def _refusals(self, estimate: Estimate) -> list[Content]:
         if not estimate.refusals:
-            return [Content.styled("✓ The backend would accept this run.", "$gate-passed")]
-        out = [Content.styled("✗ Refused by pre-flight — cannot be submitted", "bold $gate-failed")]
+            return [Content.styled("✓ Pre-flight passed", "$gate-passed")]
+        out = [Content.styled("✗ Refused: cannot be submitted", "bold $gate-failed")]
         for refusal in estimate.refusals:
             out.append(
                 Content.assemble(("  ✗ ", "$gate-failed"), (safe(refusal.reason), "$gate-failed"))
@@ -116,42 +114,36 @@ class EstimatePanel(Widget):
         return out
 
     def _time_and_cost(self, estimate: Estimate, bar_width: int) -> list[Content]:
-        window = "fits the booking window" if estimate.fits_booking_window else "EXCEEDS window"
-        window_style = "$gate-passed" if estimate.fits_booking_window else "$gate-failed"
-        out = [
-            _row(
-                "Wall clock",
-                f"p50 {hours(estimate.wall_clock_h_p50)} · p90 {hours(estimate.wall_clock_h_p90)}",
-            ),
-        ]
+        p50, p90 = hours(estimate.wall_clock_h_p50), hours(estimate.wall_clock_h_p90)
+        out = [_row("Time", f"p50 {p50} · p90 {p90}")]
         if self.window_h:
             out.append(_row("", meter(estimate.wall_clock_h_p90, self.window_h, bar_width)))
-        out.append(_row("", (window, window_style)))
         out.append(
-            _row(
-                "Cost",
-                f"p50 {usd_short(estimate.usd_p50)} · p90 {usd_short(estimate.usd_p90)}",
-                f" · {estimate.total_gpu_hours:,.0f} GPU-h",
-            )
+            _row("", ("p90 fits the booking", "$gate-passed"))
+            if estimate.fits_booking_window
+            else _row("", ("p90 EXCEEDS the booking", "$gate-failed"))
+        )
+        out.append(
+            _row("Cost", f"p50 {usd_short(estimate.usd_p50)} · p90 {usd_short(estimate.usd_p90)}")
         )
         if self.budget:
             out.append(_row("", meter(float(estimate.usd_p90), float(self.budget), bar_width)))
-            fits = "within" if estimate.fits_budget else "OVER"
+            verdict = "within" if estimate.fits_budget else "OVER"
             style = "$gate-passed" if estimate.fits_budget else "$gate-failed"
-            out.append(_row("", (f"p90 {fits} budget {usd(self.budget)}", style)))
-        out.append(_row("Interruptions", f"≈ {estimate.expected_interruptions:.1f} expected"))
+            out.append(_row("", (f"p90 {verdict} {usd(self.budget)}", style)))
+        out.append(_row("GPU-h", f"{estimate.total_gpu_hours:,.0f}"))
+        out.append(_row("Faults", f"≈ {estimate.expected_interruptions:.1f} interruptions"))
         return out
 
     def _stages(self, estimate: Estimate) -> list[Content]:
         if not estimate.stages:
             return []
-        out = [Content.styled("Stage          tokens   GPU-h    time     cost", "bold")]
+        out = [Content.styled(f"{'Stage':<12}{'tokens':>7}{'time':>7}{'cost':>8}", "bold")]
         for stage in estimate.stages:
             out.append(
                 Content(
-                    f"{safe(stage.stage):<13}{count(stage.tokens):>7}"
-                    f"{stage.gpu_hours:>8,.0f}{hours(stage.wall_clock_h):>9}"
-                    f"{usd_short(stage.usd):>9}"
+                    f"{safe(stage.stage)[:12]:<12}{count(stage.tokens):>7}"
+                    f"{hours(stage.wall_clock_h):>7}{usd_short(stage.usd):>8}"
                 )
             )
         return out

@@ -1,0 +1,252 @@
+"""Pilot tests of the shell against a real simulated backend on 127.0.0.1.
+
+They assert behaviour and what the backend received (runs created, tokens
+stored), not pixels.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from functools import partial
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+from textual.widgets import Button, DataTable, Input
+
+from ito_tui import auth
+from ito_tui.client import ItoClient, RetryPolicy
+from ito_tui.tui import ItoApp, make_app
+from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.capability import CapabilityScreen
+from ito_tui.tui.screens.confirm_submit import ConfirmSubmitModal
+from ito_tui.tui.screens.error import ErrorScreen
+from ito_tui.tui.screens.login import LoginModal
+from ito_tui.tui.screens.spec_form import SpecFormScreen
+from ito_tui.tui.session import TokenCell
+from ito_tui.tui.widgets.estimate import EstimatePanel
+from ito_tui.tui.widgets.field_row import FieldRow
+from ito_tui.tui.widgets.header import HeaderStrip
+
+from .shell_helpers import (
+    MemoryKeyring,
+    isolated_user_dirs,  # noqa: F401  (autouse fixture)
+    memory_keyring,  # noqa: F401  (fixture)
+    screen_text,
+    settings,
+    wait_for,
+)
+
+SIZE = (100, 32)
+
+
+def client_for(url: str, token: Any) -> ItoClient:
+    return ItoClient(url, token=token, retry=RetryPolicy(max_attempts=1, backoff_base_s=0.01))
+
+
+def app_for(sim: Any, *, read_only: bool = False) -> tuple[ItoApp, ItoClient]:
+    client = client_for(sim.url, SecretStr(sim.token))
+    app = make_app(settings(backend_url=sim.url), client, read_only=read_only)
+    return app, client
+
+
+async def open_booking(pilot: Any, booking_id: str) -> SpecFormScreen:
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+    screen = app.screen
+    screen.highlight(booking_id)
+    await pilot.pause()
+    assert screen.current().booking_id == booking_id
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: not isinstance(app.screen, BookingsScreen), what="next screen")
+    return app.screen  # type: ignore[no-any-return]
+
+
+async def fill(pilot: Any, form: SpecFormScreen, **values: str) -> None:
+    """Type each value into its field, as a person would."""
+    for name, text in values.items():
+        field = form.query_one(f"#f-{name}", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press(*text)
+    await pilot.pause()
+
+
+async def fresh_estimate(pilot: Any, form: SpecFormScreen) -> EstimatePanel:
+    panel = form.query_one(EstimatePanel)
+    await wait_for(
+        pilot,
+        lambda: panel.estimate is not None and not panel.stale and form.estimated_spec == form.spec,
+        what="a fresh estimate",
+    )
+    return panel
+
+
+async def test_login_flow_keeps_the_token_in_the_keyring_only(
+    sim: Any,
+    memory_keyring: MemoryKeyring,  # noqa: F811  (the fixture imported above)
+) -> None:
+    cell = TokenCell(
+        loader=partial(auth.get_token, sim.url), saver=partial(auth.store_token, sim.url)
+    )
+    client = client_for(sim.url, cell)
+    app = make_app(settings(backend_url=sim.url), client, token=cell)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LoginModal), what="login modal")
+        field = app.screen.query_one("#login-token", Input)
+        assert field.password, "the token field must be masked"
+
+        await pilot.press(*"wrong-token", "enter")
+        await wait_for(pilot, lambda: "rejected" in screen_text(pilot), what="rejection")
+        assert isinstance(app.screen, LoginModal)
+        assert memory_keyring.store == {}
+
+        await pilot.press(*sim.token, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen), what="bookings")
+        assert memory_keyring.store == {("ito-tui", auth.account_for(sim.url)): sim.token}
+        header = app.screen.query_one(HeaderStrip)
+        assert header.operator == sim.operator and header.demo
+        shown = screen_text(pilot) + " ".join(str(n.message) for n in app._notifications)
+        assert sim.token not in shown and "wrong-token" not in shown
+
+
+async def test_unreachable_backend_shows_the_error_and_starts_no_simulator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[object] = []
+    real_popen = subprocess.Popen
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        started.append(args)
+        return real_popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", spy)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    client = client_for(url, SecretStr("s3cret"))
+    app = make_app(settings(backend_url=url), client)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), what="error screen")
+        text = screen_text(pilot)
+        assert "Backend unreachable" in text
+        assert "never falls back" in text
+        assert app.screen.query_one(HeaderStrip).connection == "offline"
+        assert not app.session.demo
+    assert started == []
+
+
+async def test_scaffold_backend_names_the_missing_runs_create(sim_factory: Any) -> None:
+    sim = sim_factory(mode="scaffold")
+    app, client = app_for(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_booking(pilot, "bk_h100_4n_ib")
+        assert isinstance(screen, CapabilityScreen)
+        assert screen.capability == "runs.create"
+        assert "runs.create" in screen_text(pilot)
+        actions = {b.binding.action for b in screen.active_bindings.values()}
+        assert not actions & {"train", "submit"}, "no way around a missing capability"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen))
+        assert await client.runs() == []
+
+
+async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_run(
+    sim_factory: Any,
+) -> None:
+    # A slow pre-flight keeps the first POST in flight while the second press lands.
+    sim = sim_factory(preflight_delay_s=0.5)
+    app, client = app_for(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_booking(pilot, "bk_h100_1n")
+        assert isinstance(form, SpecFormScreen)
+        await fill(
+            pilot,
+            form,
+            model_size="405B",
+            data_ref="catalog://fineweb-edu@1.3",
+            budget_usd="50,000",
+        )
+        panel = await fresh_estimate(pilot, form)
+        assert panel.estimate is not None and panel.estimate.refused
+        assert form.query_one("#spec-submit", Button).disabled
+        assert form.query_one("#row-model_size", FieldRow).error, "refusal lands on the field"
+        await pilot.press("ctrl+g")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ConfirmSubmitModal)
+
+        await fill(pilot, form, model_size="1.5B")
+        panel = await fresh_estimate(pilot, form)
+        assert panel.estimate is not None and not panel.estimate.refused
+        assert not form.query_one("#spec-submit", Button).disabled
+
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSubmitModal), what="confirm")
+        await pilot.press("enter")
+        await pilot.press("ctrl+g", "enter")
+        await wait_for(
+            pilot, lambda: not isinstance(app.screen, SpecFormScreen | ConfirmSubmitModal)
+        )
+        runs = await client.runs()
+        assert len(runs) == 1
+        assert runs[0].booking_id == "bk_h100_1n" and runs[0].model_size == "1.5B"
+
+
+async def test_invalid_fields_say_why_as_you_type(sim: Any) -> None:
+    app, _client = app_for(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_booking(pilot, "bk_h100_4n_ib")
+        assert isinstance(form, SpecFormScreen)
+        await fill(pilot, form, model_size="8X", data_ref="ftp://x", budget_usd="-5")
+        assert "M or B" in form.query_one("#row-model_size", FieldRow).error
+        assert "Scheme" in form.query_one("#row-data_ref", FieldRow).error
+        assert "more than $0" in form.query_one("#row-budget_usd", FieldRow).error
+        assert form.query_one("#spec-submit", Button).disabled
+        await fill(pilot, form, budget_usd="99,000,000")
+        assert "at most" in form.query_one("#row-budget_usd", FieldRow).error
+
+
+async def test_read_only_refuses_submit(sim: Any) -> None:
+    app, client = app_for(sim, read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        bookings = app.screen
+        bookings.highlight("bk_h100_4n_ib")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.screen is bookings, "read-only never opens the spec form from the picker"
+        assert "train" not in {b.binding.action for b in bookings.active_bindings.values()}
+
+        # Even a spec form reached some other way offers and performs no submit.
+        booking = next(b for b in await client.bookings() if b.booking_id == "bk_h100_4n_ib")
+        form = SpecFormScreen(booking)
+        await app.push_screen(form)
+        await fill(pilot, form, data_ref="catalog://fineweb-edu@1.3", budget_usd="50000")
+        await fresh_estimate(pilot, form)
+        assert not form.query_one("#spec-submit", Button).display
+        screen_actions = {b.binding.action for b in form.active_bindings.values() if b.node is form}
+        assert "submit" not in screen_actions
+        await pilot.press("ctrl+g")
+        form.action_submit()
+        await pilot.pause(0.3)
+        assert not isinstance(app.screen, ConfirmSubmitModal)
+        assert await client.runs() == []
+
+
+async def test_booking_picker_lists_usable_bookings_first_and_hides_the_rest(sim: Any) -> None:
+    app, _client = app_for(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        statuses = [str(b.status) for b in screen.bookings]
+        assert statuses.index("pending") > max(
+            i for i, s in enumerate(statuses) if s == "completed"
+        )
+        total = table.row_count
+        await pilot.press("h")
+        assert table.row_count == total - 3
+        await pilot.press("c")
+        assert app.clipboard.startswith("ssh ")
