@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from simproc import SimProcess
 from textual.widgets import Button
 
 from ito_tui.client import ItoClient
@@ -191,3 +194,85 @@ async def test_read_only_offers_no_decision(sim_factory: Callable[..., Any], tmp
         for p in await proposals_of(sim.url, run_id):
             assert p.decided_by is None and str(p.status) in ("pending", "expired")
         assert pipeline_of(app).check_action("cancel_run", ()) is False
+
+
+async def test_two_operators_decide_at_once(sim_factory: Callable[..., Any], tmp_path: Path):
+    sim = sim_factory(scenario="loss-spike", speed=SPEED, approval_speed=APPROVAL_SPEED)
+    run_id = await start_run(sim.url, "loss-spike")
+    alice_app, _ = live_app(sim.url, run_id, tmp_path)
+    bob_app, _ = live_app(sim.url, run_id, tmp_path, token="hunter2")
+    async with alice_app.run_test(size=(80, 24)) as alice, bob_app.run_test(size=(80, 24)) as bob:
+        await wait_for(alice, lambda: modal_of(alice_app) is not None, 60, "alice's modal")
+        await wait_for(bob, lambda: modal_of(bob_app) is not None, 60, "bob's modal")
+        alice_modal, bob_modal = modal_of(alice_app), modal_of(bob_app)
+        assert alice_modal is not None and bob_modal is not None
+        # Alice gets to her confirm step, Bob to Reject; then both press Enter at once.
+        await alice.press("tab", "tab", "enter", *"approve")
+        await bob.press("tab")
+        assert bob_modal.focused is not None and bob_modal.focused.id == "reject"
+        await asyncio.gather(alice.press("enter"), bob.press("enter"))
+
+        def settled(modal: ProposalModal) -> bool:
+            return modal.proposal is not None and str(modal.proposal.status) != "pending"
+
+        await wait_for(alice, lambda: settled(alice_modal), 20, "alice sees the outcome")
+        await wait_for(bob, lambda: settled(bob_modal), 20, "bob sees the outcome")
+        (final,) = [p for p in await proposals_of(sim.url, run_id) if p.decided_by]
+        winner = {"approved": "alice", "executed": "alice", "rejected": "bob"}[str(final.status)]
+        assert final.decided_by == winner
+        loser_modal = bob_modal if winner == "alice" else alice_modal
+        loser_app = bob_app if winner == "alice" else alice_app
+        print(
+            "STACK",
+            winner,
+            loser_app.screen_stack,
+            alice_modal.is_attached,
+            bob_modal.is_attached,
+            final,
+        )
+        assert loser_modal.proposal is not None
+        assert loser_modal.proposal.decided_by == winner
+        shown = str(loser_modal.query_one("#proposal-decided").render())
+        assert "someone else" in shown and winner in shown
+        assert not loser_modal.query_one("#approve").display or loser_modal.query_one(
+            "#approve"
+        ).has_class("-hidden")
+
+
+async def test_stream_survives_backend_restart(tmp_path: Path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = SimProcess(tmp_path / "sim.db", port=port, speed=20_000, scenario="happy", heartbeat=1)
+    url = proc.start()
+    try:
+        run_id = await start_run(url, "happy")
+        app, _client = live_app(url, run_id, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: has_pipeline(app), what="pipeline")
+            screen = pipeline_of(app)
+            seen: list[int] = []
+            feed = screen.tracker.feed
+
+            def recording_feed(event: Any) -> bool:
+                accepted = feed(event)
+                if accepted:
+                    seen.append(event.seq)
+                return accepted
+
+            screen.tracker.feed = recording_feed  # type: ignore[method-assign]
+            await wait_for(pilot, lambda: len(seen) > 20, 30, "events flowing")
+            proc.kill()
+            await wait_for(
+                pilot, lambda: screen.connection.startswith("reconnecting"), 30, "reconnecting"
+            )
+            header = str(screen.query_one("HeaderStrip").render())
+            assert "reconnecting" in header
+            proc.start()
+            await wait_for(pilot, lambda: screen.run_state.terminal, 90, "the run's end")
+            # Every event after the first one seen arrived exactly once, in order.
+            assert seen == list(range(seen[0], seen[-1] + 1))
+            assert screen.run_state.outcome == "completed"
+            assert all(str(s.state) in ("passed", "skipped") for s in screen.run_state.stages)
+    finally:
+        proc.stop()

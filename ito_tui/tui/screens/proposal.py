@@ -9,6 +9,7 @@ one POST with an Idempotency-Key that is reused if the operator presses again.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime
@@ -29,6 +30,8 @@ from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.runfmt import duration, safe, usd
 from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline
 
+CLOSE_GRACE_S = 1.0
+"""After the outcome appears, the Close button ignores presses this long (Esc still closes)."""
 CONFIRM_WORD = "approve"
 """What the operator types to confirm an approval."""
 
@@ -107,7 +110,7 @@ def decided_text(p: Proposal, *, by_someone_else: bool) -> Text:
         text.append(" Comment: ")
         text.append(safe(p.comment))
     if by_someone_else:
-        text.append(" Your decision was not sent.")
+        text.append(" Nothing more will be sent from here.")
     return text
 
 
@@ -174,6 +177,7 @@ class ProposalModal(ModalScreen[str | None]):
         self._sent: str | None = None
         self._by_someone_else = False
         self._countdown: Timer | None = None
+        self._closed_at: float | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="proposal-box"):
@@ -256,7 +260,10 @@ class ProposalModal(ModalScreen[str | None]):
         decided = self.query_one("#proposal-decided", Static)
         decided.set_class(pending, "-hidden")
         if not pending:
-            decided.update(decided_text(proposal, by_someone_else=self._by_someone_else))
+            elsewhere = self._by_someone_else or bool(
+                proposal.decided_by and self.operator and proposal.decided_by != self.operator
+            )
+            decided.update(decided_text(proposal, by_someone_else=elsewhere))
             self._close_choices()
         self._tick()
         if pending and self._countdown is None:
@@ -291,6 +298,8 @@ class ProposalModal(ModalScreen[str | None]):
                 if isinstance(widget, Button):
                     widget.disabled = True
         self.query_one("#choices").remove_class("-hidden")
+        if self._closed_at is None:
+            self._closed_at = time.monotonic()
         later = self.query_one("#decide-later", Button)
         later.label = "Close"
         later.focus()
@@ -310,6 +319,9 @@ class ProposalModal(ModalScreen[str | None]):
 
     @on(Button.Pressed, "#decide-later")
     def _decide_later(self) -> None:
+        # A key already on its way when the outcome arrived must not close it unread.
+        if self._closed_at is not None and time.monotonic() - self._closed_at < CLOSE_GRACE_S:
+            return
         self.action_decide_later()
 
     @on(Button.Pressed, "#approve")
