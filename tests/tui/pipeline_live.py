@@ -20,7 +20,13 @@ from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import TokenCell
 
 
-async def start_run(url: str, scenario: str, *, token: str = "s3cret", **sim: Any) -> str:
+async def start_run(
+    url: str,
+    scenario: str,
+    *,
+    token: str = "s3cret",  # noqa: S107 - the simulator's test token
+    **sim: Any,
+) -> str:
     """Submit an 8B run on the first free completed booking; returns its id."""
     async with ItoClient(url, token=SecretStr(token)) as client:
         caps = await client.capabilities()
@@ -43,7 +49,12 @@ async def start_run(url: str, scenario: str, *, token: str = "s3cret", **sim: An
 
 
 def live_app(
-    url: str, run_id: str, tmp: Path, *, token: str = "s3cret", read_only: bool = False
+    url: str,
+    run_id: str,
+    tmp: Path,
+    *,
+    token: str = "s3cret",  # noqa: S107 - the simulator's test token
+    read_only: bool = False,
 ) -> tuple[ItoApp, ItoClient]:
     """The real app (make_app) opened on `run_id`, with its own client."""
     config = tmp / "config.toml"
@@ -64,7 +75,10 @@ def pipeline_of(app: ItoApp) -> PipelineScreen:
 
 
 async def wait_for(
-    pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 30.0, what: str = ""
+    pilot: Pilot[Any],
+    predicate: Callable[[], bool],
+    timeout: float = 30.0,  # noqa: ASYNC109 - a deadline in the app's loop time
+    what: str = "",
 ) -> None:
     """Pump the app until `predicate()` holds (fails the test after `timeout` s)."""
     loop = asyncio.get_running_loop()

@@ -35,7 +35,7 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
 
 
-async def proposals_of(url: str, run_id: str, token: str = "s3cret") -> list[Any]:
+async def proposals_of(url: str, run_id: str, token: str = "s3cret") -> list[Any]:  # noqa: S107
     async with ItoClient(url, token=SecretStr(token)) as client:
         return await client.proposals(run_id)
 
@@ -181,7 +181,7 @@ async def test_loss_spike_modal_is_human_gated(sim_factory: Callable[..., Any], 
 async def test_read_only_offers_no_decision(sim_factory: Callable[..., Any], tmp_path: Path):
     sim = sim_factory(scenario="loss-spike", speed=SPEED, approval_speed=APPROVAL_SPEED)
     run_id = await start_run(sim.url, "loss-spike")
-    app, client = live_app(sim.url, run_id, tmp_path, read_only=True)
+    app, _client = live_app(sim.url, run_id, tmp_path, read_only=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: modal_of(app) is not None, 60, "the proposal modal")
         modal = modal_of(app)
