@@ -32,7 +32,7 @@ behaviours = st.one_of(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(behaviours, max_size=8))
 def test_any_misbehaviour_script_yields_each_seq_once(script: list[Behaviour]) -> None:
     server = FakeServer().start()
