@@ -152,7 +152,7 @@ def valid_events(draw: st.DrawFn) -> list[EventBase]:
     return out
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_events())
 def test_apply_on_any_valid_events_never_raises_and_keeps_invariants(
     events: list[EventBase],
