@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from .output import Output, safe
+from .output import Output, money, safe
 
 if TYPE_CHECKING:
     from ito_tui.client import ConnectionState
@@ -27,6 +27,23 @@ _STYLE = {
     "action": ("magenta", "bold"),
 }
 _GOOD = {"gate.passed", "run.completed", "stage.completed", "fault.recovered"}
+
+
+def telemetry_text(event: EventBase) -> str:
+    """One telemetry sample as `stage step loss tok/s MFU goodput spend`."""
+    from ito_tui.contract import TelemetrySample
+
+    s = getattr(event, "data", None)
+    if not isinstance(s, TelemetrySample):
+        from ito_tui.state import describe
+
+        return describe(event)
+    mfu = f"  MFU {100 * s.mfu_frac:.0f}%" if s.mfu_frac is not None else ""
+    return (
+        f"{safe(s.stage)} step {s.step:,}  loss {s.loss:.3f}  "
+        f"{s.tokens_per_s_per_gpu:,.0f} tok/s/GPU{mfu}  "
+        f"goodput {100 * s.goodput.ml_productivity_frac:.0f}%  spent {money(s.spend_usd)}"
+    )
 
 
 class WatchPrinter:
@@ -52,7 +69,8 @@ class WatchPrinter:
 
         styles = ("green",) if event.type in _GOOD else _STYLE.get(severity_of(event), ())
         label = self.out.style(f"{safe(event.type):<24}", *styles)
-        self.out.line(f"{event.ts:%H:%M:%S} {event.seq:>6} {label} {describe(event)}")
+        text = telemetry_text(event) if event.type == "telemetry" else describe(event)
+        self.out.line(f"{event.ts:%H:%M:%S} {event.seq:>6} {label} {text}")
 
     def connection(self, state: ConnectionState) -> None:
         """Report reconnects on stderr (never on stdout, which may be a JSON stream)."""

@@ -62,7 +62,11 @@ class Backend:
 
 @pytest.fixture
 def backend_proc(tmp_path: Path) -> Iterator[Backend]:
-    b = Backend(tmp_path / "sim.sqlite3", f"alice:s3cret,carol:{KNOWN_TOKEN}", "--speed", "100000")
+    b = Backend(
+        tmp_path / "sim.sqlite3",
+        f"alice:s3cret,carol:{KNOWN_TOKEN}",
+        *("--speed", "1000000", "--scenario", "happy", "--proposal-ttl", "1e12"),
+    )
     yield b
     b.stop()
 
