@@ -128,8 +128,6 @@ def test_token_hygiene(backend_proc: Backend, isolated_home: Path) -> None:
     assert json.loads(run("whoami", "--json"))["operator"] == "carol"
     run("bookings", "--json")
     run("estimate", *SPEC, "--json")
-    run_id = run("train", *SPEC, "--yes").strip().splitlines()[-1]
-    run("watch", run_id, "--json")
     # A run paused on a proposal keeps `watch` alive, so its argv can be read from /proc.
     paused = run("train", *SPEC, "--yes", "--scenario", "loss-spike").strip().splitlines()[-1]
     watch = subprocess.Popen(
@@ -147,6 +145,7 @@ def test_token_hygiene(backend_proc: Backend, isolated_home: Path) -> None:
         assert watch.poll() is None
         argv_seen = Path(f"/proc/{watch.pid}/cmdline").read_bytes().decode(errors="replace")
         assert "watch" in argv_seen
+        run("proposals", paused)
         run("cancel", paused, "--yes")
         w_out, w_err = watch.communicate(timeout=60)
     finally:
@@ -155,8 +154,8 @@ def test_token_hygiene(backend_proc: Backend, isolated_home: Path) -> None:
     assert watch.returncode == 5, w_err[-2000:]
     outputs.extend([argv_seen, w_out, w_err])
     run("runs", "--json")
-    run("status", run_id, "--json")
-    run("proposals", run_id, "--json")
+    run("status", paused, "--json")
+    run("proposals", paused, "--json")
     # The error paths too: a rejected token must not be echoed in the message.
     bad_env = dict(env, ITO_TOKEN=KNOWN_TOKEN + "-revoked")
     bad = run_cli(["--backend", url, "runs", "--json"], env=bad_env)
