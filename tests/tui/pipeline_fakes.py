@@ -16,6 +16,7 @@ from typing import Any
 
 from ito_tui.client.errors import Conflict
 from ito_tui.contract import (
+    Capabilities,
     EventBase,
     Problem,
     Proposal,
@@ -23,6 +24,7 @@ from ito_tui.contract import (
     RunSummary,
     TelemetryPage,
     TelemetrySample,
+    WhoAmI,
     make_event,
 )
 
@@ -406,6 +408,17 @@ class FakeClient:
     final_state: StreamState | None = None
     decisions: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)
     cancels: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+
+    async def capabilities(self, refresh: bool = False) -> Capabilities:
+        from .shell_fakes import capabilities
+
+        return capabilities()
+
+    async def whoami(self) -> WhoAmI:
+        return WhoAmI(operator="alice")
+
+    async def aclose(self) -> None:
+        return None
 
     async def run(self, run_id: str) -> Run:
         return self.run_model

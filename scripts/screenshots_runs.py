@@ -1,0 +1,79 @@
+"""Write SVG screenshots of the run screens (pipeline, proposal modal, runs list).
+
+The real app (`make_app`) runs against the fixed data of the pipeline snapshot tests
+(`tests/tui/pipeline_fakes.py`), so the pictures are the same on every run:
+
+    .venv/bin/python scripts/screenshots_runs.py [--out screenshots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+# The operator's own settings file must not change the pictures.
+os.environ["ITO_CONFIG_FILE"] = os.devnull
+
+from ito_tui.config import Settings  # noqa: E402
+from ito_tui.tui import make_app  # noqa: E402
+from ito_tui.tui.screens.pipeline import PipelineScreen  # noqa: E402
+from ito_tui.tui.session import TokenCell  # noqa: E402
+from tests.tui.pipeline_fakes import (  # noqa: E402 - after the path tweak
+    NOW,
+    RUN_ID,
+    FakeClient,
+    pretrain_script,
+    runs_list,
+)
+
+SHOTS: list[tuple[str, str, bool]] = [
+    ("pipeline", RUN_ID, False),
+    ("proposal", RUN_ID, True),
+    ("runs", "runs", False),
+]
+
+
+async def shoot(out: Path, name: str, start: str, spike: bool, size: tuple[int, int]) -> None:
+    client = FakeClient(script=pretrain_script(spike=spike).events, summaries=runs_list())
+    from pydantic import SecretStr
+
+    app = make_app(
+        Settings(backend_url="http://127.0.0.1:8741"),
+        client,  # type: ignore[arg-type]
+        start=start,
+        token=TokenCell(SecretStr("demo")),
+        clock=lambda: NOW,
+    )
+    async with app.run_test(size=size) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.05)
+            screens: list[Any] = [s for s in app.screen_stack if isinstance(s, PipelineScreen)]
+            if start == "runs" and app.screen.__class__.__name__ == "RunsScreen":
+                break
+            if screens and screens[0].tracker.last_seq >= len(client.script):
+                break
+        await pilot.pause(0.8)
+        suffix = "" if size == (120, 40) else f"-{size[0]}x{size[1]}"
+        path = out / f"{name}{suffix}.svg"
+        path.write_text(app.export_screenshot(title=f"ito-tui · {name}"), encoding="utf-8")
+        print(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, start, spike in SHOTS:
+        for size in ((120, 40), (80, 24)):
+            asyncio.run(shoot(args.out, name, start, spike, size))
+
+
+if __name__ == "__main__":
+    main()
