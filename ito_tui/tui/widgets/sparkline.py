@@ -155,6 +155,7 @@ class TextSparkline(Widget):
         self.source = source
         self.fmt = fmt
         self.floor = floor
+        self._drawn: tuple[object, ...] | None = None
 
     @property
     def stats_width(self) -> int:
@@ -163,9 +164,22 @@ class TextSparkline(Widget):
     def chart_width(self) -> int:
         return max(4, self.size.width - self.LABEL_WIDTH - self.stats_width - 1)
 
+    def refresh_if_changed(self) -> None:
+        """Repaint only if the chart would draw something else than it last drew.
+
+        A repaint rewrites every cell of the widget to the terminal, so an event that
+        leaves this metric's columns, value and labels as they were must cost nothing.
+        """
+        if self._drawn != self._draw_key(self.source(self.chart_width())):
+            self.refresh()
+
+    def _draw_key(self, data: ChartData) -> tuple[object, ...]:
+        return (self.size, self.label, self.sublabel, data)
+
     def render(self) -> RenderableType:
         rows = max(1, self.size.height)
         data = self.source(self.chart_width())
+        self._drawn = self._draw_key(data)
         chart = chart_rows(data, rows, self.floor)
         label_style = self.get_component_rich_style("sparkline--label", partial=True)
         chart_style = self.get_component_rich_style("sparkline--chart", partial=True)

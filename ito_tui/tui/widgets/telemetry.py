@@ -123,8 +123,9 @@ class TelemetryPanel(VerticalScroll):
     TelemetryPanel.-rl > TextSparkline.-rl { display: block; }
     """
 
-    version: reactive[int] = reactive(0)
-    """Bump after new samples: every visible chart re-reads its series."""
+    version: reactive[int] = reactive(0, repaint=False)
+    """Bump after new samples: every visible chart re-reads its series (the panel itself
+    is not repainted: that would rewrite its whole region, blank rows included)."""
     window_index: reactive[int] = reactive(0)
     """Index into `WINDOWS`."""
     stage: reactive[str | None] = reactive(None)
@@ -188,4 +189,4 @@ class TelemetryPanel(VerticalScroll):
         mem.sublabel = f"of {hbm:.0f} GiB" if hbm else "per GPU"
         for chart in self.query(TextSparkline):
             if chart.display:
-                chart.refresh()
+                chart.refresh_if_changed()
