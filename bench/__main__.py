@@ -61,6 +61,8 @@ def run_one(name: str, ctx: Context) -> list[Record]:
         records = [Record.unmeasured(i, name, desc, "", why) for i in ids]
     for rec in records:
         rec.extra.setdefault("seconds", round(time.perf_counter() - t0, 1))
+        # Other work on the machine shows up here: read figures next to it.
+        rec.extra.setdefault("loadavg_at_end", [round(x, 2) for x in os.getloadavg()])
         print(rec.line(), flush=True)
         for note in rec.notes:
             print(f"     note: {note}", flush=True)

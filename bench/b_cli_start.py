@@ -7,6 +7,7 @@ that textual and rich stay out of the CLI path.
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import time
 
@@ -21,13 +22,24 @@ def _commands(ctx: Context) -> dict[str, list[str]]:
         "import httpx": [ctx.python, "-c", "import httpx"],
         "--help": [ctx.python, ctx.ito_tui, "--help"],
         "runs --json": [ctx.python, ctx.ito_tui, "runs", "--json"],
+        # Not a target: the floor of any command that parses contract models.
+        "import httpx, pydantic": [ctx.python, "-c", "import httpx, pydantic; pydantic.BaseModel"],
     }
 
 
-def _time(argv: list[str], env: dict[str, str]) -> float:
+CPU: dict[str, list[float]] = {}
+"""CPU seconds (user + system) of each command's runs, from RUSAGE_CHILDREN deltas."""
+
+
+def _time(argv: list[str], env: dict[str, str], name: str = "") -> float:
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     res = subprocess.run(argv, env=env, capture_output=True, timeout=60, check=False)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if name:
+        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+        CPU.setdefault(name, []).append(cpu)
     if res.returncode != 0:
         raise RuntimeError(f"{argv[2:]} exited {res.returncode}: {res.stderr[-500:]!r}")
     return dt
@@ -70,11 +82,13 @@ def run(ctx: Context) -> list[Record]:
         times: dict[str, list[float]] = {k: [] for k in cmds}
         for r in range(rounds):
             names = list(cmds)
-            names = names[r % 3 :] + names[: r % 3]
+            names = names[r % len(names) :] + names[: r % len(names)]
             for name in names:
-                times[name].append(_time(cmds[name], env))
+                times[name].append(_time(cmds[name], env, name))
         imports = {k: heavy_imports(ctx, cmds[k], env) for k in ("--help", "runs --json")}
     base = times["import httpx"]
+    floor = [a / b for a, b in zip(times["import httpx, pydantic"], base, strict=True)]
+    cpu_base = summary(CPU.get("import httpx", []))["median"]
     records = []
     for i, name in enumerate(("--help", "runs --json")):
         per_round = [a / b for a, b in zip(times[name], base, strict=True)]
@@ -97,7 +111,13 @@ def run(ctx: Context) -> list[Record]:
                 notes=[
                     f"{rounds} rotated rounds; -X importtime: heavy modules "
                     f"{imp['heavy_modules'] or 'none'}, top-level imports "
-                    f"{imp['import_ms']} ms"
+                    f"{imp['import_ms']} ms",
+                    f"CPU time (less sensitive to machine load): "
+                    f"{summary(CPU.get(name, []))['median'] * 1000:.0f} ms vs "
+                    f"{cpu_base * 1000:.0f} ms, ratio "
+                    f"{summary(CPU.get(name, []))['median'] / cpu_base:.2f}×",
+                    f"reference: `import httpx, pydantic` alone is {summary(floor)['median']:.2f}× "
+                    f"the baseline",
                 ],
                 sub="ab"[i],
                 extra={
