@@ -14,7 +14,16 @@ import textwrap
 from collections.abc import Sequence
 
 from ito_tui import __version__
-from ito_tui.commands import auth_cmds, bookings, completion, local, proposals, runs, train
+from ito_tui.commands import (
+    auth_cmds,
+    bookings,
+    check,
+    completion,
+    local,
+    proposals,
+    runs,
+    train,
+)
 from ito_tui.commands.context import Context
 from ito_tui.commands.exitcodes import EXIT_CODES_EPILOG, ExitCode
 from ito_tui.commands.output import Output
@@ -76,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_globals(common, default=argparse.SUPPRESS)
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for module in (auth_cmds, bookings, train, runs, proposals, local, completion):
+    for module in (auth_cmds, bookings, train, runs, proposals, local, check, completion):
         module.register(sub, common, _Formatter)
     return parser
 

@@ -28,6 +28,8 @@ class ExitCode(IntEnum):
     """The backend could not be reached (connection refused, timeout, 5xx, rate limited)."""
     REFUSED = 9
     """The backend refused a submission or decision (refusal reasons are printed)."""
+    CONFORMANCE = 10
+    """`check-backend`: at least one conformance check failed."""
 
 
 OUTCOME_EXIT: dict[str | None, ExitCode] = {
@@ -55,4 +57,5 @@ exit codes:
   6  capability not implemented by the backend (named, e.g. runs.create)
   7  authentication: no token, token rejected, or no usable keyring
   8  backend unreachable
-  9  submission or decision refused by the backend (reasons printed)"""
+  9  submission or decision refused by the backend (reasons printed)
+ 10  check-backend: a conformance check failed"""

@@ -39,16 +39,19 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui demo\n  ito-tui demo --scenario gate-fail --speed 600",
     )
     p.add_argument("--scenario", default="showcase", choices=SCENARIOS, help="default: showcase")
-    p.add_argument("--speed", type=float, default=60.0, help="sim seconds per second (60)")
+    p.add_argument(
+        "--speed", type=float, default=None, help="simulated seconds per second (demo default)"
+    )
     p.set_defaults(handler=cmd_demo)
 
     p = sub.add_parser(
         "serve",
         parents=[common],
         formatter_class=fmt,
-        help="serve the demo TUI to a browser (textual-serve)",
-        description="Serve the demo TUI over HTTP for a browser. Binds loopback by default; "
-        "textual-serve has no authentication of its own.",
+        help="serve the TUI to a browser (textual-serve)",
+        description="Serve the TUI over HTTP for a browser: on the configured backend if one "
+        "is set, else the demo. Binds loopback by default; textual-serve has no "
+        "authentication of its own, so another interface needs --public.",
         epilog="examples:\n  ito-tui serve\n  ito-tui serve --port 8000",
     )
     p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback)")
@@ -93,16 +96,27 @@ def cmd_tui(ctx: Context) -> int:
 
 def cmd_demo(ctx: Context) -> int:
     """Open the TUI on a simulated backend child process."""
+    try:
+        settings = ctx.settings
+    except CommandError as exc:
+        ctx.out.error(str(exc))
+        return int(exc.code)
     from ito_tui.tui.demo import run_demo
 
-    return int(run_demo(ctx.args.scenario, ctx.args.speed) or 0)
+    return int(run_demo(ctx.args.scenario, ctx.args.speed, settings) or 0)
 
 
 def cmd_serve(ctx: Context) -> int:
-    """Serve the demo TUI to a browser."""
+    """Serve the TUI to a browser (loopback unless --public)."""
+    try:
+        settings = ctx.settings
+    except CommandError as exc:
+        ctx.out.error(str(exc))
+        return int(exc.code)
     from ito_tui.tui.serve import run_serve
 
-    return int(run_serve(ctx.args.port, ctx.args.host, public=ctx.args.public) or 0)
+    port, host, public = ctx.args.port, ctx.args.host, ctx.args.public
+    return int(run_serve(port, host, public=public, settings=settings) or 0)
 
 
 def cmd_backend(ctx: Context) -> int:
