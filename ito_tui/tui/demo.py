@@ -34,7 +34,7 @@ from pydantic import SecretStr
 if TYPE_CHECKING:
     from ito_tui.config import Settings
 
-DEMO_SPEED = 4000.0
+DEMO_SPEED = 3600.0
 """Simulated seconds per wall second: the showcase plays out in about four minutes.
 Mirrors `ito_tui.desk_sim.config.DEMO_SPEED` (the TUI may not import the simulator;
 a test checks the two agree)."""

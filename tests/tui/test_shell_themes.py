@@ -1,0 +1,112 @@
+"""Themes: shipped files validate and register, a broken file falls back with a notice,
+user themes load from the config dir, NO_COLOR is honoured, no hex colour outside themes/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from textual.filter import Monochrome, NoColor
+
+from ito_tui.tui import make_app
+from ito_tui.tui.themes import (
+    APP_VARIABLES,
+    ThemeFile,
+    builtin_themes_dir,
+    load_themes,
+    parse_theme_file,
+)
+
+from .shell_fakes import NOW, FakeShellClient
+from .shell_helpers import isolated_user_dirs, settings, wait_for  # noqa: F401
+
+SHIPPED = {"ito-dark", "ito-light", "ito-high-contrast", "ito-ansi"}
+TUI_DIR = Path(__file__).resolve().parents[2] / "ito_tui" / "tui"
+HEX = re.compile(r"#[0-9a-fA-F]{3,8}\b")
+
+
+def test_shipped_themes_validate_and_declare_every_app_variable() -> None:
+    found = load_themes([builtin_themes_dir()])
+    assert found.notices == []
+    assert set(found.themes) >= SHIPPED
+    for theme in found.themes.values():
+        assert set(APP_VARIABLES) <= set(theme.variables), theme.name
+
+
+def test_the_ansi_theme_uses_only_the_16_ansi_colours() -> None:
+    raw = (builtin_themes_dir() / "ito-ansi.toml").read_text()
+    assert not HEX.search(raw)
+    theme = parse_theme_file(builtin_themes_dir() / "ito-ansi.toml")
+    assert theme.ansi
+    colours = [theme.primary, theme.secondary, theme.error, *theme.variables.values()]
+    for colour in colours:
+        assert colour is None or colour.split()[0].startswith("ansi_"), colour
+
+
+def test_a_broken_theme_file_is_skipped_with_a_notice(tmp_path: Path) -> None:
+    (tmp_path / "broken.toml").write_text("name = 'x'\nprimary = 'not-a-colour'\n")
+    (tmp_path / "garbage.toml").write_text("this is [ not toml")
+    (tmp_path / "mine.toml").write_text("name = 'mine'\nprimary = 'ansi_red'\n")
+    found = load_themes([builtin_themes_dir(), tmp_path])
+    assert "mine" in found.themes and set(found.themes) >= SHIPPED
+    assert len(found.notices) == 2
+    assert any("broken.toml" in n and "primary" in n for n in found.notices)
+
+
+def test_theme_file_rejects_unknown_keys() -> None:
+    with pytest.raises(ValueError):
+        ThemeFile.model_validate({"name": "x", "primary": "ansi_red", "primry": "x"})
+
+
+async def test_user_theme_from_the_config_dir_and_a_broken_one_falls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    themes_dir = tmp_path / "themes"
+    themes_dir.mkdir()
+    (themes_dir / "night.toml").write_text("name = 'night'\nprimary = 'ansi_magenta'\n")
+    (themes_dir / "bad.toml").write_text("name = 'bad'\n")
+    monkeypatch.setattr("ito_tui.paths.themes_dir", lambda: themes_dir)
+    app = make_app(settings(theme="night"), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.theme == "night"
+        assert any("bad.toml" in str(n.message) for n in app._notifications)
+
+    app = make_app(settings(theme="no-such-theme"), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.theme == "ito-dark"
+        assert any("no-such-theme" in str(n.message) for n in app._notifications)
+
+
+async def test_no_color_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(settings(), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.no_color
+        assert any(isinstance(f, Monochrome | NoColor) for f in app._filters)
+
+
+def test_no_hex_colours_outside_theme_files() -> None:
+    offenders = []
+    for path in [*TUI_DIR.rglob("*.py"), *TUI_DIR.rglob("*.tcss")]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if HEX.search(line.split("  #")[0] if path.suffix == ".py" else line):
+                offenders.append(f"{path.name}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+async def test_keymap_from_settings_rebinds_a_key() -> None:
+    app = make_app(
+        settings(keymap={"bookings.copy_ssh": "y"}), FakeShellClient(), clock=lambda: NOW
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        from ito_tui.tui.screens.bookings import BookingsScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        await pilot.press("c")
+        assert app.clipboard == ""
+        await pilot.press("y")
+        assert app.clipboard.startswith("ssh ")
