@@ -16,7 +16,7 @@ SPEC = (
 
 
 @pytest.fixture
-def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
     """A fast desk_sim as the CLI's default, with its token in ITO_TOKEN.
 
     Proposals never expire here, so a run paused on one waits for the test's decision.
@@ -27,7 +27,7 @@ def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-un
     return sim
 
 
-def submit(cli, *extra: str) -> str:  # type: ignore[no-untyped-def]
+def submit(cli, *extra: str) -> str:
     """`train … --yes` and the run id it printed last on stdout."""
     r: Result = cli("train", *SPEC, "--yes", *extra)
     assert r.code == 0, r.err
@@ -36,7 +36,7 @@ def submit(cli, *extra: str) -> str:  # type: ignore[no-untyped-def]
     return run_id
 
 
-def wait_for_proposal(cli, run_id: str, timeout: float = 30.0) -> str:  # type: ignore[no-untyped-def]
+def wait_for_proposal(cli, run_id: str, timeout: float = 30.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run = json.loads(cli("status", run_id, "--json").out)
@@ -47,14 +47,14 @@ def wait_for_proposal(cli, run_id: str, timeout: float = 30.0) -> str:  # type: 
     raise AssertionError("no proposal appeared")
 
 
-def test_whoami(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_whoami(cli, backend) -> None:
     r = cli("whoami")
     assert r.code == 0 and r.out.split()[0] == backend.operator
     doc = json.loads(cli("whoami", "--json").out)
     assert doc["operator"] == backend.operator and doc["mode"] == "simulated"
 
 
-def test_bookings_lists_completed_by_default(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_bookings_lists_completed_by_default(cli, backend) -> None:
     r = cli("bookings")
     assert r.code == 0
     assert "bk_h100_4n_ib" in r.out and "4 × 8" in r.out and "infiniband 400 Gb/s" in r.out
@@ -64,7 +64,7 @@ def test_bookings_lists_completed_by_default(cli, backend) -> None:  # type: ign
     assert items and {b["status"] for b in items} == {"completed"}
 
 
-def test_estimate_shows_plan_memory_time_and_cost(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_estimate_shows_plan_memory_time_and_cost(cli, backend) -> None:
     r = cli("estimate", *SPEC)
     assert r.code == 0, r.err
     for text in ("parallelism", "memory/GPU", "GiB HBM", "tokens/s/GPU", "MFU", "p50", "p90"):
@@ -74,7 +74,7 @@ def test_estimate_shows_plan_memory_time_and_cost(cli, backend) -> None:  # type
     assert est["plan"]["world_size"] == 32 and est["refusals"] == []
 
 
-def test_train_watch_follows_the_run_to_completion(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_train_watch_follows_the_run_to_completion(cli, backend) -> None:
     r = cli("train", *SPEC, "--yes", "--watch")
     assert r.code == 0, r.err
     assert "run.completed" in r.out
@@ -88,7 +88,7 @@ def test_train_watch_follows_the_run_to_completion(cli, backend) -> None:  # typ
     assert status.code == 0 and "pretrain" in status.out and "passed" in status.out
 
 
-def test_watch_json_prints_every_event_once_and_exits_0(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_watch_json_prints_every_event_once_and_exits_0(cli, backend) -> None:
     run_id = submit(cli)
     r = cli("watch", run_id, "--json")
     assert r.code == 0, r.err
@@ -99,14 +99,14 @@ def test_watch_json_prints_every_event_once_and_exits_0(cli, backend) -> None:  
     assert "s3cret" not in r.out
 
 
-def test_train_needs_yes_without_a_terminal(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_train_needs_yes_without_a_terminal(cli, backend) -> None:
     r = cli("train", *SPEC)
     assert r.code == 2 and "--yes" in r.err
     assert json.loads(cli("runs", "--json").out) == []
 
 
 @pytest.mark.parametrize("booking", ["bk_h200_1n_pending", "bk_does_not_exist"])
-def test_train_and_estimate_need_a_completed_booking(cli, backend, booking: str) -> None:  # type: ignore[no-untyped-def]
+def test_train_and_estimate_need_a_completed_booking(cli, backend, booking: str) -> None:
     spec = list(SPEC)
     spec[1] = booking
     for cmd in ("train", "estimate"):
@@ -116,12 +116,12 @@ def test_train_and_estimate_need_a_completed_booking(cli, backend, booking: str)
     assert json.loads(cli("runs", "--json").out) == []
 
 
-def test_missing_booking_flag_names_the_completed_bookings(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_missing_booking_flag_names_the_completed_bookings(cli, backend) -> None:
     r = cli("estimate", *SPEC[2:])
     assert r.code == 2 and "--booking is required" in r.err and "bk_h100_4n_ib" in r.err
 
 
-def test_proposal_review_and_decisions(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_proposal_review_and_decisions(cli, backend) -> None:
     run_id = submit(cli, "--scenario", "loss-spike")
     prop = wait_for_proposal(cli, run_id)
     listed = cli("proposals", run_id)
@@ -143,7 +143,7 @@ def test_proposal_review_and_decisions(cli, backend) -> None:  # type: ignore[no
     assert again.code == 9 and "rejected" in (again.out + again.err)
 
 
-def test_cancel_restates_spend_and_watch_exits_5(cli, backend) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_restates_spend_and_watch_exits_5(cli, backend) -> None:
     run_id = submit(cli, "--scenario", "loss-spike")
     wait_for_proposal(cli, run_id)  # the run is paused: it cannot finish under us
     r = cli("cancel", run_id)

@@ -11,15 +11,15 @@ from .test_commands import SPEC
 
 
 @pytest.fixture
-def as_alice(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    def use(handle) -> None:  # type: ignore[no-untyped-def]
+def as_alice(monkeypatch: pytest.MonkeyPatch):
+    def use(handle) -> None:
         monkeypatch.setenv("ITO_BACKEND_URL", handle.url)
         monkeypatch.setenv("ITO_TOKEN", handle.token)
 
     return use
 
 
-def test_scaffold_backend_exits_6_naming_runs_create(cli, sim_factory, as_alice) -> None:  # type: ignore[no-untyped-def]
+def test_scaffold_backend_exits_6_naming_runs_create(cli, sim_factory, as_alice) -> None:
     as_alice(sim_factory(mode="scaffold"))
     r = cli("train", *SPEC, "--yes")
     assert r.code == 6
@@ -27,7 +27,7 @@ def test_scaffold_backend_exits_6_naming_runs_create(cli, sim_factory, as_alice)
     assert "run_" not in r.out
 
 
-def test_failed_gate_exits_3(cli, sim, as_alice) -> None:  # type: ignore[no-untyped-def]
+def test_failed_gate_exits_3(cli, sim, as_alice) -> None:
     as_alice(sim)
     r = cli("train", *SPEC, "--yes", "--watch", "--scenario", "gate-fail")
     assert r.code == 3, r.err
@@ -38,7 +38,7 @@ def test_failed_gate_exits_3(cli, sim, as_alice) -> None:  # type: ignore[no-unt
     assert status.code == 0 and "gate_failed" in status.out and "mid_train" in status.out
 
 
-def test_refused_submission_exits_9_with_the_reason(cli, sim, as_alice) -> None:  # type: ignore[no-untyped-def]
+def test_refused_submission_exits_9_with_the_reason(cli, sim, as_alice) -> None:
     as_alice(sim)
     est = cli("estimate", *SPEC, "--scenario", "refused", "--json")
     assert est.code == 9
@@ -55,7 +55,7 @@ def test_refused_submission_exits_9_with_the_reason(cli, sim, as_alice) -> None:
     assert json.loads(cli("runs", "--json").out) == []
 
 
-def test_rejected_token_exits_7(cli, sim, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_rejected_token_exits_7(cli, sim, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
     monkeypatch.setenv("ITO_TOKEN", "not-the-token-42")
     r = cli("whoami")
@@ -63,13 +63,13 @@ def test_rejected_token_exits_7(cli, sim, monkeypatch: pytest.MonkeyPatch) -> No
     assert "not-the-token-42" not in r.out + r.err
 
 
-def test_no_token_exits_7_with_a_hint(cli, sim, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_no_token_exits_7_with_a_hint(cli, sim, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
     r = cli("runs")
     assert r.code == 7 and "ito-tui login" in r.err
 
 
-def test_unreachable_backend_exits_8(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_unreachable_backend_exits_8(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -79,8 +79,48 @@ def test_unreachable_backend_exits_8(cli, monkeypatch: pytest.MonkeyPatch) -> No
     assert "unreachable" in r.err
 
 
-def test_plain_http_to_a_remote_host_is_a_usage_error(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_plain_http_to_a_remote_host_is_a_usage_error(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ITO_TOKEN", "whatever")
     r = cli("runs", "--backend", "http://ito.example.com")
     assert r.code == 2
     assert "whatever" not in r.err
+
+
+def test_sim_flags_are_only_sent_to_a_simulated_backend(cli, sim_factory, as_alice) -> None:
+    as_alice(sim_factory(mode="scaffold"))
+    r = cli("estimate", *SPEC, "--scenario", "refused")
+    assert r.code == 0, r.err
+    assert "ignored" in r.err and "not simulated" in r.err
+
+
+def test_backend_strings_are_printed_visibly(
+    cli, sim_factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handle = sim_factory(tokens={"tok-evil": "ev\x1b]0;owned\x07il\x9b2J"})
+    monkeypatch.setenv("ITO_BACKEND_URL", handle.url)
+    monkeypatch.setenv("ITO_TOKEN", "tok-evil")
+    r = cli("whoami")
+    assert r.code == 0
+    assert "\x1b" not in r.out and "\x07" not in r.out and "\x9b" not in r.out
+    assert "ev␛]0;owned␇il\\x9b2J" in r.out
+    doc = cli("whoami", "--json").out
+    assert "\x1b" not in doc and json.loads(doc)["operator"] == "ev\x1b]0;owned\x07il\x9b2J"
+
+
+def test_login_reads_stdin_verifies_and_stores_then_whoami(
+    cli, sim, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import keyring
+
+    from ito_tui.auth import SERVICE, account_for
+
+    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
+    r = cli("login", stdin=f"{sim.token}\n")
+    assert r.code == 0, r.err
+    assert sim.token not in r.out + r.err
+    assert keyring.get_password(SERVICE, account_for(sim.url)) == sim.token
+    assert cli("whoami").out.split()[0] == sim.operator
+    assert cli("logout").code == 0
+    assert keyring.get_password(SERVICE, account_for(sim.url)) is None
+    assert cli("whoami").code == 7
+    assert cli("login", stdin="\n").code == 7

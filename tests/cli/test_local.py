@@ -14,7 +14,7 @@ import pytest
 from .conftest import ITO_TUI, subprocess_env
 
 
-def test_contract_prints_the_openapi_document(cli) -> None:  # type: ignore[no-untyped-def]
+def test_contract_prints_the_openapi_document(cli) -> None:
     r = cli("contract")
     assert r.code == 0
     doc = json.loads(r.out)
@@ -22,7 +22,7 @@ def test_contract_prints_the_openapi_document(cli) -> None:  # type: ignore[no-u
     assert "/v1/runs" in doc["paths"]
 
 
-def test_backend_help_is_the_simulators(cli) -> None:  # type: ignore[no-untyped-def]
+def test_backend_help_is_the_simulators(cli) -> None:
     r = cli("backend", "--help")
     assert r.code == 0
     assert "--speed" in r.out and "--scenario" in r.out
@@ -57,7 +57,7 @@ class _Recorder:
         return 0
 
 
-def test_no_subcommand_opens_the_tui(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_no_subcommand_opens_the_tui(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     import ito_tui.tui.launch as launch
 
     rec = _Recorder()
@@ -70,7 +70,7 @@ def test_no_subcommand_opens_the_tui(cli, monkeypatch: pytest.MonkeyPatch) -> No
     assert rec.calls[1][1] == {"read_only": True}
 
 
-def test_demo_and_serve_dispatch(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_demo_and_serve_dispatch(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     import ito_tui.tui.demo as demo
     import ito_tui.tui.serve as serve
 

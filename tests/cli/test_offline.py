@@ -27,7 +27,7 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     raise AssertionError("no subcommands")
 
 
-def test_version_and_help_list_every_exit_code(cli) -> None:  # type: ignore[no-untyped-def]
+def test_version_and_help_list_every_exit_code(cli) -> None:
     r = cli("--version")
     assert r.code == 0 and r.out.strip() == f"ito-tui {__version__}"
     r = cli("--help")
@@ -37,7 +37,7 @@ def test_version_and_help_list_every_exit_code(cli) -> None:  # type: ignore[no-
     assert EXIT_CODES_EPILOG in r.out
 
 
-def test_every_subcommand_has_help_with_examples(cli) -> None:  # type: ignore[no-untyped-def]
+def test_every_subcommand_has_help_with_examples(cli) -> None:
     for name in _subparsers(build_parser()):
         if name == "backend":
             continue  # passes --help through to the simulator
@@ -59,13 +59,13 @@ def test_no_option_anywhere_takes_a_token() -> None:
     assert tokens and all(a.type is int for a in tokens)
 
 
-def test_unknown_argument_is_a_usage_error(cli) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_argument_is_a_usage_error(cli) -> None:
     r = cli("runs", "--token", "s3cret")
     assert r.code == ExitCode.USAGE
     assert "s3cret" not in r.out
 
 
-def test_train_rejects_a_bad_budget_before_any_network(cli) -> None:  # type: ignore[no-untyped-def]
+def test_train_rejects_a_bad_budget_before_any_network(cli) -> None:
     r = cli("train", "--budget-usd", "-5", "--backend", "http://127.0.0.1:9")
     assert r.code == ExitCode.USAGE
     assert "positive" in r.err
@@ -123,7 +123,7 @@ def test_json_output_is_ascii_escaped() -> None:
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh"])
-def test_completion_scripts(cli, shell: str) -> None:  # type: ignore[no-untyped-def]
+def test_completion_scripts(cli, shell: str) -> None:
     r = cli("completion", shell)
     assert r.code == 0
     for word in ("login", "train", "--budget-usd", "watch", "completion"):
@@ -135,7 +135,7 @@ def test_completion_scripts(cli, shell: str) -> None:  # type: ignore[no-untyped
     assert check.returncode == 0, check.stderr
 
 
-def test_bash_completion_completes_subcommands_and_options(cli) -> None:  # type: ignore[no-untyped-def]
+def test_bash_completion_completes_subcommands_and_options(cli) -> None:
     bash = shutil.which("bash")
     if bash is None:
         pytest.skip("bash not installed")
