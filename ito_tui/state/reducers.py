@@ -134,16 +134,22 @@ def _stage_started(s: RunState, ev: Any) -> RunState:
 
 
 def _stage_progress(s: RunState, ev: Any) -> RunState:
+    # The hot path after telemetry: one index lookup, one model copy, one new tuple.
     d = ev.data
     name = str(d.stage)
-    update: dict[str, Any] = {"progress": d.progress}
-    if _stage_state(s.stages, name) in (None, "pending"):
-        update["state"] = "running"
-    return s._evolve(
-        last_seq=ev.seq,
-        stages=_update_stage(s.stages, name, **update),
-        current_stage=s.current_stage or name,
-    )
+    stages = s.stages
+    i = _stage_index(stages, name)
+    if i is None:
+        stages = _update_stage(stages, name, state="running", progress=d.progress)
+    else:
+        old = stages[i]
+        update: dict[str, Any] = {"progress": d.progress}
+        if old.state == "pending":
+            update["state"] = "running"
+        stages = (*stages[:i], old.model_copy(update=update), *stages[i + 1 :])
+    if s.current_stage is None:
+        return s._evolve(last_seq=ev.seq, stages=stages, current_stage=name)
+    return s._evolve(last_seq=ev.seq, stages=stages)
 
 
 def _stage_completed(s: RunState, ev: Any) -> RunState:
