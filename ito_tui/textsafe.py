@@ -27,6 +27,9 @@ def _build_table(keep_newlines: bool) -> dict[int, str]:
     # break what the operator reads ("trojan source"): show them escaped.
     for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029, 0x200E, 0x200F):
         table[code] = f"\\u{code:04x}"
+    # Lone surrogates cannot be encoded to UTF-8: printing one would raise.
+    for code in range(0xD800, 0xE000):
+        table[code] = f"\\u{code:04x}"
     if keep_newlines:
         del table[0x0A]
         del table[0x09]
@@ -43,8 +46,9 @@ def visible(s: str, *, keep_newlines: bool = True) -> str:
     """Return `s` with every control character replaced by a visible stand-in.
 
     C0 controls become their Unicode control pictures (ESC -> "␛", CR -> "␍"),
-    DEL becomes "␡", C1 controls and bidi overrides become `\\x9b` / `\\u202e`
-    text. Newline and tab are kept when `keep_newlines` (the default).
+    DEL becomes "␡", C1 controls, bidi overrides and lone surrogates become
+    `\\x9b` / `\\u202e` / `\\ud800` text. Newline and tab are kept when
+    `keep_newlines` (the default).
     """
     if s.isprintable() and (keep_newlines or ("\n" not in s and "\t" not in s)):
         return s  # fast path: str.isprintable() is False for every control char

@@ -15,6 +15,7 @@ def test_escape_sequences_become_visible() -> None:
     assert visible("del\x7f") == "del␡"
     assert visible("csi\x9b2J") == "csi\\x9b2J"
     assert visible("\u202eevil") == "\\u202eevil"
+    assert visible("a\ud800b") == "a\\ud800b"  # a lone surrogate would fail to encode
 
 
 def test_newline_and_tab_kept_unless_asked() -> None:
@@ -41,5 +42,6 @@ def test_no_control_character_survives(s: str) -> None:
         code = ord(ch)
         assert ch in "\n\t" or not (code < 0x20 or 0x7F <= code < 0xA0)
         assert ch not in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
+    out.encode("utf-8")  # always printable to a UTF-8 terminal
     line = one_line(s, 40)
     assert "\n" not in line and "\t" not in line and len(line) <= 40
