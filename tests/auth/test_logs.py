@@ -75,5 +75,5 @@ def test_setup_twice_keeps_one_handler(logfile: Path) -> None:
 
 
 def test_redact_leaves_ordinary_text_alone() -> None:
-    text = "loss 2.31 at step 200; gate gate_pretrain passed"
+    text = "loss 2.31 at step 200; tokens_per_s_per_gpu=7800 total_tokens: 5; gate passed"
     assert logs.redact(text) == text
