@@ -205,7 +205,8 @@ class PipelineScreen(Screen[None]):
         if not self.tracker.feed(event):
             return  # a duplicate (seq already applied): nothing changes, nothing is logged
         after = self.run_state
-        self._last_event_ts = event.ts
+        # Stage times are on the backend's (simulated, in a demo) clock: compare like with like.
+        self._last_event_ts = event.sim_ts or event.ts
         self._mark("log", "strip", "stages")
         if event.type == "telemetry":
             self._mark("charts")
@@ -344,6 +345,8 @@ class PipelineScreen(Screen[None]):
             spend.spent = s.usd_spent or s.spend.usd_spent
         strip = self.query_one("#proposal-strip", Static)
         pending = self.pending()
+        if strip.display != bool(pending):
+            self.refresh_bindings()  # "Review proposal" comes and goes with pending ones
         strip.display = bool(pending)
         if pending:
             ids = ", ".join(safe(p.proposal_id) for p in pending)

@@ -279,7 +279,7 @@ class ProposalModal(ModalScreen[str | None]):
             return
         paused = "The run is PAUSED while this waits." if p.run_paused else "The run continues."
         if str(p.status) != "pending":
-            line = paused if str(p.status) == "pending" else "This proposal is no longer pending."
+            line = "The decision is recorded below."
         else:
             left = (p.expires_at - self.now()).total_seconds()
             expiry = (

@@ -42,7 +42,8 @@ class ChartData:
 
 def _level(value: float, lo: float, hi: float, levels: int) -> float:
     if hi <= lo:
-        return levels / 2
+        # A flat series: mid-height, or the floor when it sits at zero.
+        return 1 if value == 0 else levels / 2
     return (value - lo) / (hi - lo) * levels
 
 
@@ -106,7 +107,7 @@ Formatter = Callable[[float | None], str]
 def default_format(value: float | None) -> str:
     if value is None:
         return "–"
-    if abs(value) >= 100_000:
+    if abs(value) >= 10_000:
         for unit, div in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
             if abs(value) >= div:
                 return f"{value / div:.1f}{unit}"

@@ -63,7 +63,9 @@ class Timeline(Widget):
             Text(
                 f"\nFaults ({len(self.faults)}) · SLO detect < 10 min, resume < 15 min", style=title
             ),
-            self._fault_table(self.faults) if self.faults else Text("none"),
+            (self._fault_table(self.faults) if self.size.width >= 70 else self._fault_lines())
+            if self.faults
+            else Text("none"),
         ]
         return Group(*parts)
 
@@ -83,6 +85,32 @@ class Timeline(Widget):
                 "–" if bw is None else f"{bw:.1f}",
             )
         return table
+
+    def _fault_lines(self) -> Text:
+        """Faults as two lines each, for panes too narrow for the table."""
+        breach = self.get_component_rich_style("timeline--breach", partial=True)
+        out = Text()
+        for i, f in enumerate(self.faults):
+            if i:
+                out.append("\n")
+            step = "" if f.step is None else f" at step {f.step:,}"
+            out.append(f"{safe(f.kind)} on {safe(f.node or '?')}{step}\n  detected ")
+            out.append(
+                f"after {duration(f.detected_after_s)}", breach if detect_breached(f) else ""
+            )
+            if f.resumed_after_s is not None:
+                out.append(" · resumed ")
+                out.append(
+                    f"after {duration(f.resumed_after_s)}",
+                    breach if resume_breached(f) else "",
+                )
+            else:
+                out.append(" · not resumed yet")
+            if f.lost_steps is not None:
+                out.append(f" · lost {f.lost_steps:,} steps")
+            if detect_breached(f) or resume_breached(f):
+                out.append(" ⚠ SLO", breach)
+        return out
 
     def _fault_table(self, faults: Sequence[FaultRecord]) -> Table:
         breach = self.get_component_rich_style("timeline--breach", partial=True)
