@@ -1,0 +1,100 @@
+"""Keys and the command palette: every binding is described and safe in tmux; the palette
+reaches every action and jumps to any booking or run by id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+from textual.binding import Binding
+from textual.command import CommandPalette
+
+from ito_tui.client import ItoClient
+from ito_tui.contract import TrainingSpec
+from ito_tui.tui import ItoApp, make_app
+from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.capability import CapabilityScreen
+from ito_tui.tui.screens.confirm_submit import ConfirmSubmitModal
+from ito_tui.tui.screens.error import ErrorScreen
+from ito_tui.tui.screens.help import HelpScreen
+from ito_tui.tui.screens.login import LoginModal
+from ito_tui.tui.screens.spec_form import SpecFormScreen
+
+from .shell_fakes import NOW, FakeShellClient
+from .shell_helpers import isolated_user_dirs, settings, wait_for  # noqa: F401
+
+OWNED = [
+    ItoApp,
+    BookingsScreen,
+    SpecFormScreen,
+    ErrorScreen,
+    CapabilityScreen,
+    LoginModal,
+    ConfirmSubmitModal,
+    HelpScreen,
+]
+SWALLOWED = {"ctrl+a", "ctrl+b", "ctrl+s", "ctrl+j", "ctrl+enter"}
+
+
+@pytest.mark.parametrize("owner", OWNED, ids=lambda c: c.__name__)
+def test_every_binding_has_an_id_a_description_and_a_tooltip(owner: type[Any]) -> None:
+    for binding in owner.BINDINGS:
+        assert isinstance(binding, Binding)
+        assert binding.id and binding.description and binding.tooltip, binding
+        keys = {key.strip() for key in binding.key.split(",")}
+        assert not keys & SWALLOWED, f"{binding.key} is swallowed by tmux or terminals"
+
+
+async def test_palette_jumps_to_a_booking_by_id() -> None:
+    app = make_app(settings(), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        bookings = app.screen
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"bk_b200_16n")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is bookings)
+        await pilot.pause()
+        current = bookings.current()
+        assert current is not None and current.booking_id == "bk_b200_16n_ib"
+
+
+async def test_palette_offers_the_screens_actions() -> None:
+    app = make_app(settings(), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        names = {command.title for command in app.get_system_commands(app.screen)}
+        assert {"Train", "Copy ssh", "Hide unusable", "Refresh", "Help", "Reconnect"} <= names
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"copy ssh")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.clipboard.startswith("ssh "))
+
+
+async def test_palette_opens_a_run_by_id(sim: Any) -> None:
+    client = ItoClient(sim.url, token=SecretStr(sim.token))
+    spec = TrainingSpec.model_validate(
+        {
+            "booking_id": "bk_h100_4n_ib",
+            "model_size": "1.5B",
+            "data_ref": "catalog://fineweb-edu@1.3",
+            "target_capability": "general-chat",
+            "budget_usd": "50000",
+        }
+    )
+    app = make_app(settings(backend_url=sim.url), client, start="bookings")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen))
+        run = await client.create_run(spec, idempotency_key="k-palette")
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*run.run_id)
+        await pilot.pause(0.8)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PipelineScreen")
+        assert app.screen.run_id == run.run_id  # type: ignore[attr-defined]
