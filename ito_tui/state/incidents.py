@@ -55,17 +55,20 @@ def _upsert_fault(
 
 
 def checkpoint_saved(s: RunState, ev: Any) -> RunState:
+    """Keep the checkpoint (newest last, one entry per id, bounded)."""
     ckpt: Checkpoint = ev.data.checkpoint
     kept = tuple(c for c in s.checkpoints if c.checkpoint_id != ckpt.checkpoint_id)
     return s._evolve(last_seq=ev.seq, checkpoints=bounded(kept, ckpt, MAX_CHECKPOINTS))
 
 
 def checkpoint_failed(s: RunState, ev: Any) -> RunState:
+    """Record a checkpoint that could not be written."""
     rec = CheckpointFailure(ev.seq, ev.data.step, ev.data.reason)
     return s._evolve(last_seq=ev.seq, checkpoint_failures=bounded(s.checkpoint_failures, rec))
 
 
 def fault_detected(s: RunState, ev: Any) -> RunState:
+    """Open (or update) the fault's record."""
     d = ev.data
 
     def make(old: FaultRecord | None) -> FaultRecord:
@@ -78,6 +81,7 @@ def fault_detected(s: RunState, ev: Any) -> RunState:
 
 
 def fault_recovered(s: RunState, ev: Any) -> RunState:
+    """Close the fault's record: recovered, how long the resume took, steps lost."""
     d = ev.data
     update = {"recovered": True, "resumed_after_s": d.resumed_after_s, "lost_steps": d.lost_steps}
 
@@ -90,6 +94,7 @@ def fault_recovered(s: RunState, ev: Any) -> RunState:
 
 
 def slo_breached(s: RunState, ev: Any) -> RunState:
+    """Record the breach, and name the SLO on its fault's record."""
     d = ev.data
     faults = s.faults
     slo = str(d.slo)
@@ -106,6 +111,7 @@ def slo_breached(s: RunState, ev: Any) -> RunState:
 
 
 def loss_spike(s: RunState, ev: Any) -> RunState:
+    """Record a spike: skipped (handled by the backend) or escalated (a proposal follows)."""
     d = ev.data
     spike = LossSpike(ev.seq, d.step, d.loss, d.loss_z, str(d.action))
     return s._evolve(last_seq=ev.seq, loss_spikes=bounded(s.loss_spikes, spike))
@@ -115,15 +121,20 @@ def loss_spike(s: RunState, ev: Any) -> RunState:
 
 
 def proposal_changed(s: RunState, ev: Any) -> RunState:
+    """Keep the proposal and the pending set; an approved rollback records a rewind once."""
     p: Proposal = ev.data.proposal
     status = _PROPOSAL_STATUS.get(ev.type)
     if status is not None and str(p.status) != status:
         # The event type says what happened; a stale status in the body does not undo it.
         p = p.model_copy(update={"status": status})
     pid = p.proposal_id
-    pending = tuple(x for x in s.pending_proposals if x != pid)
     if str(p.status) == "pending":
-        pending = (*pending, pid)
+        # Oldest first: a proposal already waiting keeps its place.
+        pending = s.pending_proposals
+        if pid not in pending:
+            pending = (*pending, pid)
+    else:
+        pending = tuple(x for x in s.pending_proposals if x != pid)
     changes: dict[str, Any] = {
         "last_seq": ev.seq,
         "proposals": with_item(s.proposals, pid, p),
