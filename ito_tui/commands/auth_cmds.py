@@ -63,6 +63,11 @@ def cmd_login(ctx: Context) -> int:
     except CommandError as exc:
         ctx.out.error(str(exc))
         return int(exc.code)
+    # Say "no keyring" before the operator types a token that could not be kept.
+    problem = auth.keyring_problem()
+    if problem is not None:
+        ctx.out.error(safe(auth.KeyringUnavailable(problem)))
+        return int(ExitCode.AUTH)
     raw = read_secret_line(f"Token for {url}: ").strip()
     if not raw:
         ctx.out.error("no token given (type it at the prompt or pipe one line to stdin)")
