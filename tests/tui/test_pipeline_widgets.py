@@ -1,0 +1,186 @@
+"""Unit and pilot tests of the run widgets, alerts and modals over the fake client."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from types import SimpleNamespace
+from typing import Any
+
+from textual.widgets import Button, Input
+
+from ito_tui.client.errors import BackendUnavailable
+from ito_tui.contract import Proposal, make_event
+from ito_tui.state import RunState
+from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
+from ito_tui.tui.screens.cancel import CancelRunModal
+from ito_tui.tui.screens.pipeline import PipelineScreen
+from ito_tui.tui.screens.proposal import ProposalModal
+from ito_tui.tui.widgets.eventlog import EventLogView
+from ito_tui.tui.widgets.sparkline import ChartData, chart_rows
+from ito_tui.tui.widgets.spend_bar import spend_bar_text
+
+from .pipeline_fakes import RUN_ID, FakeClient, pretrain_script, proposal_body, run_snapshot
+from .pipeline_harness import RunScreensHarness
+from .test_pipeline_snapshots import settle
+
+
+def test_chart_keeps_a_dip_inside_a_bucket_visible() -> None:
+    flat = ChartData(lows=[5, 5, 5, 5], highs=[5, 5, 5, 5], vmin=1, vmax=5)
+    dip = ChartData(lows=[5, 1, 5, 5], highs=[5, 5, 5, 5], vmin=1, vmax=5)
+    assert chart_rows(flat, 2) != chart_rows(dip, 2)
+    top, _bottom = chart_rows(dip, 2)
+    assert top[1] == "▒" and top[0] == "█"  # only the bucket's maximum reaches up there
+
+
+def test_chart_draws_markers_and_fills_sparse_gaps() -> None:
+    data = ChartData(lows=[1, None, None, 3], highs=[1, None, None, 3], vmin=1, vmax=3,
+                     markers=[2])  # fmt: skip
+    top, bottom = chart_rows(data, 2)
+    assert top[2] == "↶"
+    assert " " not in bottom  # no comb of gaps between samples
+
+
+def test_spend_bar_marks_80_and_95_percent() -> None:
+    text = spend_bar_text(Decimal("50"), Decimal("100"), 40)
+    bar = text.split(" ")[0]
+    assert text.endswith("$50.00/$100.00 50%")
+    assert bar[int(0.8 * len(bar))] == "│" and bar[int(0.95 * len(bar))] == "│"
+
+
+def test_alerts_and_title_follow_events() -> None:
+    script = pretrain_script(spike=True)
+    state = RunState.from_run(run_snapshot())
+    kinds = []
+    for event in script.events:
+        state = state.apply(event)
+        alert = alert_for(event, state)
+        if alert:
+            kinds.append(alert.kind)
+    assert kinds == ["slo", "proposal"]
+    assert terminal_title(state) == f"ito · {RUN_ID} · pretrain 43% · NEEDS APPROVAL"
+
+
+def test_alert_channels_can_be_switched_off() -> None:
+    calls: list[str] = []
+    app: Any = SimpleNamespace(
+        settings=SimpleNamespace(alerts=SimpleNamespace(bell=False, toast=True, title=False)),
+        notify=lambda *a, **k: calls.append("toast"),
+        bell=lambda: calls.append("bell"),
+        is_headless=True,
+        title="",
+    )
+    alerter = Alerter(app)
+    warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
+    event = make_event(
+        "budget.warning", seq=1, run_id=RUN_ID, ts="2026-11-29T20:00:00Z", data=warning
+    )
+    alert = alert_for(event, RunState.empty(RUN_ID))
+    assert alert is not None
+    alerter.alert(alert)
+    alerter.set_title("ito · x")
+    assert calls == ["toast"] and app.title == "" and alerter.title is None
+
+
+async def test_unknown_and_hostile_events_are_shown_raw() -> None:
+    script = pretrain_script(up_to_step=40)
+    script.add("weird.new_type", {"note": "[b]lit[/b] \x1b]2;pwned\x07"})
+    client = FakeClient(script=script.events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await pilot.pause(0.3)
+        rendered = str(app.screen.query_one(EventLogView).render())
+        assert "weird.new_type" in rendered and "[b]lit[/b]" in rendered
+        assert "\x1b" not in rendered and "\x07" not in rendered
+
+
+async def test_decision_retry_reuses_its_idempotency_key() -> None:
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    failures = [BackendUnavailable("backend unavailable")]
+    real = client._decide
+
+    def flaky(verb: str, pid: str, comment: str | None, key: str | None) -> Proposal:
+        client.decisions.append((verb, pid, comment, key))
+        if failures:
+            raise failures.pop()
+        client.decisions.pop()
+        return real(verb, pid, comment, key)
+
+    client._decide = flaky  # type: ignore[method-assign]
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ProposalModal)
+        await pilot.press("tab")
+        assert app.screen.focused is not None and app.screen.focused.id == "reject"
+        await pilot.press("enter")  # fails: the backend is unavailable
+        await pilot.pause(0.2)
+        await pilot.press("enter")  # the operator presses again
+        await pilot.pause(0.2)
+        keys = {key for _verb, _pid, _comment, key in client.decisions}
+        assert [d[0] for d in client.decisions] == ["reject", "reject"] and len(keys) == 1
+        modal = app.screen
+        assert isinstance(modal, ProposalModal) and modal.proposal is not None
+        assert str(modal.proposal.status) == "rejected"
+
+
+async def test_comment_is_sent_with_the_decision() -> None:
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#comment", Input).value = "bad shard 0417"
+        app.screen.query_one("#reject", Button).press()
+        await pilot.pause(0.3)
+        assert client.decisions[0][:3] == ("reject", "prop_91c2", "bad shard 0417")
+
+
+async def test_expired_proposal_says_so_and_sends_nothing_more() -> None:
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ProposalModal)
+        modal.proposal = Proposal.model_validate(proposal_body("expired"))
+        await pilot.pause(0.1)
+        assert "EXPIRED" in str(modal.query_one("#proposal-decided").render())
+        assert modal.query_one("#approve").has_class("-hidden")
+        await pilot.press("tab", "enter", "tab", "enter")
+        assert client.decisions == []
+
+
+async def test_cancel_restates_spend_and_escape_cancels_nothing() -> None:
+    client = FakeClient(script=pretrain_script().events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, CancelRunModal)
+        assert "$8,500" in str(app.screen.query_one("#cancel-spend").render())
+        assert app.screen.focused is not None and app.screen.focused.id == "keep"
+        await pilot.press("enter")
+        assert not isinstance(app.screen, CancelRunModal) and client.cancels == []
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        await pilot.press("escape")
+        assert client.cancels == []
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        await pilot.press("tab")
+        assert app.screen.focused is not None and app.screen.focused.id == "confirm-cancel"
+        await pilot.press("enter", "enter")
+        await pilot.pause(0.2)
+        assert len(client.cancels) == 1
+
+
+async def test_read_only_pipeline_cannot_cancel() -> None:
+    client = FakeClient(script=pretrain_script().events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID), read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, CancelRunModal) and client.cancels == []
