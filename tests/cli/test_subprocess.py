@@ -167,3 +167,59 @@ def test_token_hygiene(backend_proc: Backend, isolated_home: Path) -> None:
     assert any(p.suffix == ".log" or ".log" in p.name for p in files), "no log file written"
     for path in files:
         assert KNOWN_TOKEN not in path.read_text(errors="replace"), path
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path) -> None:
+    """SIGKILL the backend twice mid-run: `watch --json` still prints seq 1..N once each."""
+    port = str(_free_port())
+    flags = ("--port", port, "--speed", "100000", "--scenario", "happy", "--heartbeat", "1")
+
+    def start() -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [str(ITO_TUI), "backend", "--db", str(tmp_path / "sim.sqlite3"), *flags],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=subprocess_env(ITO_SIM_TOKENS="alice:s3cret"),
+        )
+        assert proc.stdout is not None and "listening on" in proc.stdout.readline()
+        return proc
+
+    backend = start()
+    url = f"http://127.0.0.1:{port}"
+    env = subprocess_env(ITO_TOKEN="s3cret")
+    watch: subprocess.Popen[str] | None = None
+    try:
+        run_id = run_cli(["--backend", url, "train", *SPEC, "--yes"], env=env).stdout.split()[-1]
+        watch = subprocess.Popen(
+            [str(ITO_TUI), "--backend", url, "watch", run_id, "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(2):
+            time.sleep(1.0)
+            backend.kill()
+            backend.wait(10)
+            time.sleep(0.3)
+            backend = start()
+        out, err = watch.communicate(timeout=120)
+    finally:
+        if watch is not None and watch.poll() is None:
+            watch.kill()
+        backend.kill()
+        backend.wait(10)
+    assert watch.returncode == 0, err[-2000:]
+    events = [json.loads(line) for line in out.splitlines()]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["type"] == "run.completed"
+    assert "reconnecting" in err  # the drops were real and reported on stderr
