@@ -75,9 +75,11 @@ async def test_scenario_stream_reduces_to_the_backend_snapshot(
     if EXPECTED[scenario] is not None:
         assert s.outcome == EXPECTED[scenario]
     assert s.failure == final.failure
-    assert [str(x.state) for x in s.stages[:9]] == [
-        str(x.state) for x in RunState.from_run(final).stages[:9]
-    ]
+    snap = RunState.from_run(final).stages[:9]
+    assert [str(x.state) for x in s.stages[:9]] == [str(x.state) for x in snap]
+    # Stage times are on the run's (simulated) clock, as in the snapshot.
+    assert [x.started_at for x in s.stages[:9]] == [x.started_at for x in snap]
+    assert [x.ended_at for x in s.stages[:9]] == [x.ended_at for x in snap]
     assert set(s.pending_proposals) == set(final.pending_proposal_ids)
     assert len(tracker.log) > 0
     if any(e.type == "telemetry" for e in events):
