@@ -81,6 +81,10 @@ async def test_scenario_stream_reduces_to_the_backend_snapshot(
     assert [x.started_at for x in s.stages[:9]] == [x.started_at for x in snap]
     assert [x.ended_at for x in s.stages[:9]] == [x.ended_at for x in snap]
     assert set(s.pending_proposals) == set(final.pending_proposal_ids)
+    assert list(s.faults) == final.faults
+    assert s.spend == final.spend and s.usd_spent == final.spend.usd_spent
+    assert s.plan == final.plan
+    assert [x.gate for x in s.stages[:9]] == [x.gate for x in snap]
     assert len(tracker.log) > 0
     if any(e.type == "telemetry" for e in events):
         assert tracker.bank["loss"].count > 0
