@@ -24,6 +24,7 @@ import socket
 import sys
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -37,6 +38,9 @@ from .events import progress_json, telemetry_json
 
 _HOP = {"host", "content-length", "connection", "transfer-encoding", "content-encoding"}
 SEQ, STEP, TOKENS, LOSS = 987654321, 123456789, 517769445, "4.44444"
+TS = "2099-01-01T00:00:00.000Z"
+"""Sentinel for every timestamp of a template: replaced by the wall clock when sent, so
+samples move forward from the run's real history (an x going back would be a rewind)."""
 
 
 class Templates:
@@ -44,18 +48,21 @@ class Templates:
 
     def __init__(self, run_id: str, stage: str) -> None:
         tel = json.loads(telemetry_json(SEQ, 1000, run_id, stage))
-        tel["data"].update(step=STEP, tokens_seen=TOKENS, loss=float(LOSS))
+        tel["data"].update(step=STEP, tokens_seen=TOKENS, loss=float(LOSS), ts=TS)
+        tel.update(ts=TS, sim_ts=TS)
         self.telemetry = json.dumps(tel, separators=(",", ":"))
         prog = json.loads(progress_json(SEQ, 1000, run_id, 10**9, stage))
         prog["data"]["progress"].update(step=STEP, tokens=TOKENS, frac=0.5)
+        prog.update(ts=TS, sim_ts=TS)
         self.progress = json.dumps(prog, separators=(",", ":"))
         self.losses = [
             f"{2.1 + 0.3 * math.sin(i / 9) + 0.05 * math.cos(i):.5f}" for i in range(997)
         ]
 
-    def message(self, seq: int, step: int) -> str:
+    def message(self, seq: int, step: int, ts: str) -> str:
         is_progress = seq % 10 == 0
         body = (self.progress if is_progress else self.telemetry).replace(str(SEQ), str(seq))
+        body = body.replace(TS, ts)
         body = body.replace(str(STEP), str(step)).replace(str(TOKENS), str(step * 4096))
         if not is_progress:
             body = body.replace(LOSS, self.losses[step % len(self.losses)])
@@ -113,10 +120,12 @@ class RateServer:
                     # Never more than one second's worth at once (a stalled reader).
                     n = min(due - sent, max(int(rate), 1))
                     parts = []
+                    now = datetime.now(UTC)
+                    ts = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
                     for _ in range(n):
                         seq += 1
                         step = self.first_step + (seq - self.start_seq)
-                        parts.append(self.templates.message(seq, step))
+                        parts.append(self.templates.message(seq, step, ts))
                     self.sent += n
                     sent = due
                     yield "".join(parts)
