@@ -12,7 +12,7 @@ from typing import Any
 
 from .context import CommandError, Context
 from .exitcodes import ExitCode
-from .output import read_secret_line, safe
+from .output import read_secret_line, safe, schema_help
 
 
 def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpFormatter]) -> None:
@@ -48,7 +48,11 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         description="Ask the backend who the stored token (or ITO_TOKEN) belongs to.",
         epilog="examples:\n  ito-tui whoami\n  ito-tui whoami --json",
     )
-    p.add_argument("--json", action="store_true", help="print {operator, backend_url, mode}")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=schema_help("print {operator, backend_url, mode} as JSON", "WhoAmI"),
+    )
     p.set_defaults(handler=cmd_whoami)
 
 

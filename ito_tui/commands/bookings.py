@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .context import Context
-from .output import duration_s, money, safe
+from .output import duration_s, money, safe, schema_help
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking
@@ -30,7 +30,11 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui bookings\n  ito-tui bookings --all --json",
     )
     p.add_argument("--all", action="store_true", help="include pending, expired and cancelled")
-    p.add_argument("--json", action="store_true", help="print the Booking objects as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=schema_help("print a JSON array of Booking", "Booking"),
+    )
     p.set_defaults(handler=cmd_bookings)
 
 

@@ -132,6 +132,11 @@ class Output:
             self.line(" " * indent + self.style(key.ljust(width), "dim") + "  " + value)
 
 
+def schema_help(lead: str, schema: str) -> str:
+    """Help text of a `--json` option naming its schema in `ito-tui contract`."""
+    return f"{lead} (schema: #/components/schemas/{schema} in `ito-tui contract`)"
+
+
 def money(value: object) -> str:
     """A money value (Decimal) as `$1,234.50`."""
     try:

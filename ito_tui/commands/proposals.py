@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import CommandError, Context
 from .exitcodes import ExitCode
-from .output import confirm, interactive, money, safe
+from .output import confirm, interactive, money, safe, schema_help
 from .render import render_proposal, state_text
 
 if TYPE_CHECKING:
@@ -34,7 +34,11 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
     )
     p.add_argument("run", metavar="RUN")
     p.add_argument("--status", choices=("pending", "approved", "rejected", "expired", "executed"))
-    p.add_argument("--json", action="store_true", help="print the Proposal objects as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=schema_help("print a JSON array of Proposal", "Proposal"),
+    )
     p.set_defaults(handler=cmd_proposals)
 
     for verb, what in (("approve", "carry out"), ("reject", "not carry out")):

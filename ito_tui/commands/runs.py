@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import CommandError, Context
 from .exitcodes import ExitCode, exit_for_outcome
-from .output import confirm, interactive, money, safe
+from .output import confirm, interactive, money, safe, schema_help
 from .render import render_run, spend_text, state_text
 from .watchfmt import WatchPrinter
 
@@ -38,7 +38,11 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui runs\n  ito-tui runs --state running --json",
     )
     p.add_argument("--state", choices=RUN_STATES, help="only runs in this state")
-    p.add_argument("--json", action="store_true", help="print the RunSummary objects as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=schema_help("print a JSON array of RunSummary", "RunSummary"),
+    )
     p.set_defaults(handler=cmd_runs)
 
     p = sub.add_parser(
@@ -51,7 +55,11 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui status run_123\n  ito-tui status run_123 --json",
     )
     p.add_argument("run", metavar="RUN")
-    p.add_argument("--json", action="store_true", help="print the Run object as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=schema_help("print the Run as JSON", "Run"),
+    )
     p.set_defaults(handler=cmd_status)
 
     p = sub.add_parser(
@@ -66,7 +74,12 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui watch run_123\n  ito-tui watch run_123 --json | jq .type",
     )
     p.add_argument("run", metavar="RUN")
-    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one event envelope per line, as on the SSE stream: "
+        "{seq, run_id, type, ts, sim_ts, stage, data} (payload schemas: ito-tui contract)",
+    )
     p.add_argument("--since", metavar="SEQ", type=int, help="replay events after this seq")
     p.set_defaults(handler=cmd_watch)
 

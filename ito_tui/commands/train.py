@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .bookings import NO_BOOKING_HINT
 from .context import CommandError, Context
 from .exitcodes import ExitCode
-from .output import confirm, interactive, money, safe
+from .output import confirm, interactive, money, safe, schema_help
 from .render import render_estimate
 
 if TYPE_CHECKING:
@@ -67,7 +67,11 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog=f"examples:\n  ito-tui estimate {SPEC_EXAMPLE}",
     )
     _spec_arguments(p)
-    p.add_argument("--json", action="store_true", help="print the Estimate as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=schema_help("print the Estimate as JSON", "Estimate"),
+    )
     p.set_defaults(handler=cmd_estimate)
 
     p = sub.add_parser(

@@ -176,3 +176,17 @@ def test_console_script_runs_as_a_subprocess() -> None:
         timeout=60,
     )
     assert r2.returncode == 0 and __version__ in r2.stdout
+
+
+def test_every_json_option_names_its_schema_in_the_contract(cli) -> None:
+    schemas = json.loads(cli("contract").out)["components"]["schemas"]
+    named = 0
+    for name, sub in _subparsers(build_parser()).items():
+        for action in sub._actions:
+            if "--json" not in action.option_strings or name in {"check-backend", "watch"}:
+                continue
+            found = re.findall(r"#/components/schemas/(\w+)", action.help or "")
+            assert found, f"{name} --json names no schema"
+            assert all(s in schemas for s in found), (name, found)
+            named += 1
+    assert named == 6  # whoami, bookings, estimate, runs, status, proposals
