@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from datetime import datetime
 
@@ -20,6 +21,8 @@ from .catalog import seed_bookings
 from .config import SimConfig
 from .engine import Engine
 from .store import RunRow, Store
+
+log = logging.getLogger("ito_tui.desk_sim")
 
 SNAPSHOT_EVERY_S = 1.0
 """Wall seconds between snapshot-only commits of a run that produced no event."""
@@ -71,13 +74,26 @@ class Desk:
         for run_id, engine in list(self.engines.items()):
             dt = wall - self._last_wall.get(run_id, wall)
             self._last_wall[run_id] = wall
-            engine.advance(float(engine.s["clock"]) + dt * engine.speed(), now)
-            if (
-                engine.out
-                or engine.done
-                or wall - self._last_commit.get(run_id, 0.0) >= (SNAPSHOT_EVERY_S)
-            ):
-                self.commit(engine)
+            try:
+                engine.advance(float(engine.s["clock"]) + dt * engine.speed(), now)
+                stale = wall - self._last_commit.get(run_id, 0.0) >= SNAPSHOT_EVERY_S
+                if engine.out or engine.done or stale:
+                    self.commit(engine)
+            except Exception:
+                # One broken run must not stop the others: end it visibly instead.
+                log.exception("simulator error in %s; failing the run", run_id)
+                self._fail_fatal(run_id)
+
+    def _fail_fatal(self, run_id: str) -> None:
+        """End a run whose simulation raised: `run.failed` (fatal) from its last commit."""
+        self.engines.pop(run_id, None)
+        row = self.store.run(run_id)
+        if row is None or row.terminal:
+            return
+        engine = Engine.from_state(json.loads(row.engine))
+        engine.now = now_utc()
+        engine.finish_failed("fatal", "internal simulator error; the run was stopped")
+        self.commit(engine)
 
     # ------------------------------------------------------------ bookings
 

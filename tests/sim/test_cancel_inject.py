@@ -96,3 +96,21 @@ def test_inject_errors(sim: SimHandle) -> None:
         wait_for(client, rid, lambda r: r["state"] == "completed")
         late = inject(client, rid, "loss_spike")
         assert late.status_code == 409 and late.json()["code"] == "run.terminal"
+
+
+def test_a_run_whose_simulation_breaks_fails_visibly_and_the_desk_keeps_going(
+    sim_factory: Any,
+) -> None:
+    handle: SimHandle = sim_factory(speed=200_000.0)
+    with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
+        broken = create_run(client)["run_id"]
+        small = spec(booking_id="bk_h100_1n", model_size="150M", target_tokens=None)
+        healthy = create_run(client, {**small, "budget_usd": "5000"})["run_id"]
+        # A malformed incident (no timings) makes the engine raise at the next quantum.
+        engine = handle.app.state.desk.engines[broken]
+        engine.s["incidents"].append({"kind": "node_failure", "stage": None, "frac": 0.0})
+        _, events = read_events(client, broken)
+        last = parse_event(events[-1].data)
+        assert last.type == "run.failed"
+        assert getattr(last, "data").failure.kind == "fatal"  # noqa: B009
+        assert wait_for(client, healthy, lambda r: r["state"] == "completed")
