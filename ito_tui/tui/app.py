@@ -18,6 +18,7 @@ from textual.screen import Screen
 from ito_tui.tui import themes
 from ito_tui.tui.commands import ItoCommands, binding_commands
 from ito_tui.tui.errors import WorkerFailed, describe_failure
+from ito_tui.tui.format import safe
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.capability import CapabilityScreen
 from ito_tui.tui.screens.connect import ConnectScreen
@@ -162,7 +163,7 @@ class ItoApp(App[None]):
         else:
             self.session.operator = operator
             self.set_connection("live")
-            self.notify(f"Logged in as {operator}. Try that again.", markup=False)
+            self.notify(f"Logged in as {safe(operator)}. Try that again.", markup=False)
 
     def _show_error(self, screen: ErrorScreen) -> None:
         """Leave the session for the connection mode and show `screen` there."""
@@ -186,11 +187,12 @@ class ItoApp(App[None]):
 
     @on(SpecFormScreen.RunSubmitted)
     def _run_submitted(self, event: SpecFormScreen.RunSubmitted) -> None:
-        self.notify(f"Run {event.run.run_id} submitted.", markup=False)
+        run_id = safe(event.run.run_id)
+        self.notify(f"Run {run_id} submitted.", markup=False)
         screen = self._run_screen(event.run.run_id)
         if screen is None:
             self.notify(
-                f"Run {event.run.run_id} is {event.run.state}. The pipeline view is not "
+                f"Run {run_id} is {safe(event.run.state)}. The pipeline view is not "
                 "available in this build.",
                 markup=False,
             )

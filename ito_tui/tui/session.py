@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, cast
 from urllib.parse import urlsplit
@@ -78,7 +78,6 @@ class Session:
     operator: str | None = None
     capabilities: Capabilities | None = None
     connection: str = "connecting"
-    notices: list[str] = field(default_factory=list)
 
     @property
     def backend_host(self) -> str:

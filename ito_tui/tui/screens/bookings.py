@@ -254,10 +254,13 @@ class BookingsScreen(Screen[None]):
             self.notify(
                 f"{safe(booking.booking_id)} is busy with {safe(booking.active_run_id)}.",
                 severity="warning",
+                markup=False,
             )
             return
         if reason is not None:
-            self.notify(f"Cannot train on this booking: {reason}.", severity="warning")
+            self.notify(
+                f"Cannot train on this booking: {reason}.", severity="warning", markup=False
+            )
             return
         self.post_message(self.BookingChosen(booking))
 

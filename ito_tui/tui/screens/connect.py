@@ -75,15 +75,16 @@ class ConnectScreen(Screen[None]):
 
         app = shell(self)
         token = app.session.token
+        keyring_problem = None
         if not token.loaded:
             # The keyring may block on D-Bus: read it off the event loop.
-            await asyncio.to_thread(_load_quietly, token.load)
+            keyring_problem = await asyncio.to_thread(_load_quietly, token.load)
         client = app.client
         capabilities = await client.capabilities(refresh=True)
         try:
             who = await client.whoami()
         except AuthError as exc:
-            self.post_message(self.LoginNeeded(capabilities, str(exc)))
+            self.post_message(self.LoginNeeded(capabilities, keyring_problem or str(exc)))
             return
         active = 0
         if capabilities.has("runs.read"):
@@ -95,11 +96,12 @@ class ConnectScreen(Screen[None]):
 _TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
-def _load_quietly(load: Callable[[], object]) -> None:
-    # An unavailable keyring means "not logged in": the login modal explains it.
+def _load_quietly(load: Callable[[], object]) -> str | None:
+    """Run `load`; an unavailable keyring means "not logged in" and its reason is returned."""
     from ito_tui.auth import KeyringUnavailable
 
     try:
         load()
-    except KeyringUnavailable:
-        return
+    except KeyringUnavailable as exc:
+        return str(exc)
+    return None

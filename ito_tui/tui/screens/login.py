@@ -114,9 +114,12 @@ class LoginModal(ModalScreen[str | None]):
         try:
             # keyring may block on D-Bus: a thread, never the event loop.
             await asyncio.to_thread(cell.save, token)
-        except KeyringUnavailable as exc:
+        except (KeyringUnavailable, ValueError) as exc:
             self.app.notify(
-                f"Logged in for this session only: {exc}", severity="warning", timeout=10
+                f"Logged in for this session only: {exc}",
+                severity="warning",
+                timeout=10,
+                markup=False,
             )
         self.dismiss(who.operator)
 
