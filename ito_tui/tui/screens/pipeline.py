@@ -32,8 +32,8 @@ from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.eventlog import FILTERS, EventLogView
 from ito_tui.tui.widgets.gate_banner import GateBanner
 from ito_tui.tui.widgets.header import HeaderStrip
-from ito_tui.tui.widgets.runfmt import safe, stage_label
-from ito_tui.tui.widgets.spend_bar import SpendBar
+from ito_tui.tui.widgets.run_strip import RunStrip
+from ito_tui.tui.widgets.runfmt import safe
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryCharts, TelemetryPanel
@@ -106,9 +106,7 @@ class PipelineScreen(Screen[None]):
             title=self.run_id,
             id="header",
         )
-        with Horizontal(id="run-strip"):
-            yield Static(id="run-status", markup=False)
-            yield SpendBar(id="spend")
+        yield RunStrip(id="run-strip")
         yield GateBanner(id="gate-banner")
         yield Static(id="proposal-strip", markup=False)
         with Horizontal(id="body"):
@@ -334,15 +332,7 @@ class PipelineScreen(Screen[None]):
     def _paint_strip(self, s: RunState) -> None:
         header = self.query_one(HeaderStrip)
         header.connection = self.connection
-        stage = stage_label(s.current_stage) if s.current_stage else "–"
-        text = Text(f"{safe(s.state)} · {stage} · booking {safe(s.booking_id or '–')}")
-        if s.terminal:
-            text = Text(f"ENDED: {s.outcome} · {stage} · booking {safe(s.booking_id or '–')}")
-        self.query_one("#run-status", Static).update(text)
-        if s.spend is not None:
-            spend = self.query_one(SpendBar)
-            spend.budget = s.spend.budget_usd
-            spend.spent = s.usd_spent or s.spend.usd_spent
+        self.query_one(RunStrip).run = s
         strip = self.query_one("#proposal-strip", Static)
         pending = self.pending()
         if strip.display != bool(pending):
