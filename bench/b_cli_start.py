@@ -73,7 +73,7 @@ def heavy_imports(ctx: Context, argv: list[str], env: dict[str, str]) -> dict[st
 
 
 def run(ctx: Context) -> list[Record]:
-    rounds = ctx.count(12, 3)
+    rounds = ctx.count(12, 2)
     cmds = _commands(ctx)
     with backend(speed=1.0) as be:
         env = apps.app_env(be)

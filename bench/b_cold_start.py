@@ -38,7 +38,7 @@ def _start(ctx: Context, which: str, be: Backend) -> tuple[float | None, int, fl
 
 
 def run(ctx: Context) -> list[Record]:
-    rounds = ctx.count(10, 2)
+    rounds = ctx.count(10, 1)
     times: dict[str, list[float]] = {"baseline": [], "ito": []}
     rsss: dict[str, list[float]] = {"baseline": [], "ito": []}
     t_ratios: list[float] = []

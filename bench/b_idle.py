@@ -16,7 +16,7 @@ from .term import measure_windows
 
 def run(ctx: Context) -> list[Record]:
     windows = ctx.count(5, 1)
-    seconds = ctx.pick(30.0, 4.0)
+    seconds = ctx.pick(30.0, 3.0)
     with backend(speed=1.0) as be:
         base, ito = apps.start_baseline(ctx, "idle"), apps.start_ito(ctx, be)
         with base, ito:

@@ -68,7 +68,7 @@ def measure_live(ctx: Context, rate: float, windows: int, seconds: float) -> Liv
 
 
 def run(ctx: Context) -> list[Record]:
-    f = measure_live(ctx, 1.0, ctx.count(5, 1), ctx.pick(60.0, 5.0))
+    f = measure_live(ctx, 1.0, ctx.count(5, 1), ctx.pick(60.0, 4.0))
     cpu, base = summary(f.cpu_ito), summary(f.cpu_base)
     r = summary(f.ratios)["median"]
     bpu = summary(f.bpu_ito)
