@@ -64,12 +64,13 @@ async def open_booking(pilot: Any, booking_id: str) -> SpecFormScreen:
 
 
 async def fill(pilot: Any, form: SpecFormScreen, **values: str) -> None:
-    """Type each value into its field, as a person would."""
+    """Put each value in its field; the last key is typed, as a person would finish."""
     for name, text in values.items():
         field = form.query_one(f"#f-{name}", Input)
         field.focus()
-        field.value = ""
-        await pilot.press(*text)
+        field.value = text[:-1]
+        field.cursor_position = len(field.value)
+        await pilot.press(text[-1])
     await pilot.pause()
 
 
