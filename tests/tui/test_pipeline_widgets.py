@@ -184,3 +184,30 @@ async def test_read_only_pipeline_cannot_cancel() -> None:
         await pilot.press("x")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, CancelRunModal) and client.cancels == []
+
+
+async def test_rlvr_adds_the_async_rl_metrics() -> None:
+    from ito_tui.tui.widgets.sparkline import TextSparkline
+    from ito_tui.tui.widgets.telemetry import TelemetryPanel
+
+    from .pipeline_fakes import sample
+
+    script = pretrain_script(up_to_step=40)
+    script.add("stage.started", {"stage": "rlvr", "total_steps": 100}, stage="rlvr")
+    for step in range(1, 30):
+        body = sample(len(script.events) + 1, step, script.t, 0.5, stage="rlvr")
+        body["rl"] = {"reward_mean": 0.4 + step / 100, "entropy": 1.2, "max_staleness_steps": 2,
+                      "staleness_bound": 4, "filtered_group_frac": 0.12, "ess_frac": 0.8}  # fmt: skip
+        script.add("telemetry", body, dt=30)
+    client = FakeClient(script=script.events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(TelemetryPanel)
+        assert panel.has_class("-rl")
+        shown = {c.id for c in panel.query(TextSparkline) if c.display and c.region.height}
+        assert {"spark-rl_reward", "spark-rl_entropy", "spark-rl_staleness"} <= shown
+        assert {"spark-rl_filtered_frac", "spark-rl_ess"} <= shown
+        assert panel.query_one("#spark-loss", TextSparkline).label == "RL loss"
+        staleness = str(panel.query_one("#spark-rl_staleness", TextSparkline).render())
+        assert "bound 4" in staleness

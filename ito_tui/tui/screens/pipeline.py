@@ -297,6 +297,8 @@ class PipelineScreen(Screen[None]):
             ) or next((g for g in s.gates.values() if str(g.status) == "failed"), None)
         if "charts" in dirty and self.query_one(TabbedContent).active == "tab-telemetry":
             panel = self.query_one(TelemetryPanel)
+            if s.telemetry is not None and s.telemetry.rl is not None:
+                self.charts.staleness_bound = s.telemetry.rl.staleness_bound
             panel.stage = s.current_stage
             panel.version += 1
         elif "charts" in dirty:

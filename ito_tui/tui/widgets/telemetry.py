@@ -81,6 +81,8 @@ class TelemetryCharts:
         self.bank = bank
         self.hbm_gib: float | None = None
         self.fp8 = False
+        self.staleness_bound: int | None = None
+        """The trainer/rollout staleness bound of RLVR (shown next to the staleness)."""
 
     def ingest_backfill(self, samples: Iterable[TelemetrySample]) -> None:
         """Append a `GET /telemetry` page, oldest first, skipping what the bank has."""
@@ -187,6 +189,9 @@ class TelemetryPanel(VerticalScroll):
         mem = self.query_one("#spark-mem_gib", TextSparkline)
         hbm = self.charts.hbm_gib
         mem.sublabel = f"of {hbm:.0f} GiB" if hbm else "per GPU"
+        bound = self.charts.staleness_bound
+        stale = self.query_one("#spark-rl_staleness", TextSparkline)
+        stale.sublabel = f"bound {bound}" if bound is not None else ""
         for chart in self.query(TextSparkline):
             if chart.display:
                 chart.refresh_if_changed()
