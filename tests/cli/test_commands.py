@@ -146,6 +146,9 @@ def test_proposal_review_and_decisions(cli, backend) -> None:
 def test_cancel_restates_spend_and_watch_exits_5(cli, backend) -> None:
     run_id = submit(cli, "--scenario", "loss-spike")
     wait_for_proposal(cli, run_id)  # the run is paused: it cannot finish under us
+    busy = cli("train", *SPEC, "--yes")  # the booking already carries this run
+    assert busy.code == 9 and "refused" in busy.err
+    assert "bk_h100_4n_ib" in cli("bookings").out and run_id in cli("bookings").out
     r = cli("cancel", run_id)
     assert r.code == 2 and "spent of" in r.out
     r = cli("cancel", run_id, "--yes", "--reason", "wrong data")
