@@ -196,8 +196,14 @@ async def test_rlvr_adds_the_async_rl_metrics() -> None:
     script.add("stage.started", {"stage": "rlvr", "total_steps": 100}, stage="rlvr")
     for step in range(1, 30):
         body = sample(len(script.events) + 1, step, script.t, 0.5, stage="rlvr")
-        body["rl"] = {"reward_mean": 0.4 + step / 100, "entropy": 1.2, "max_staleness_steps": 2,
-                      "staleness_bound": 4, "filtered_group_frac": 0.12, "ess_frac": 0.8}  # fmt: skip
+        body["rl"] = {
+            "reward_mean": 0.4 + step / 100,
+            "entropy": 1.2,
+            "max_staleness_steps": 2,
+            "staleness_bound": 4,
+            "filtered_group_frac": 0.12,
+            "ess_frac": 0.8,
+        }
         script.add("telemetry", body, dt=30)
     client = FakeClient(script=script.events)
     app = RunScreensHarness(client, PipelineScreen(RUN_ID))
