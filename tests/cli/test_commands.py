@@ -156,3 +156,13 @@ def test_cancel_restates_spend_and_watch_exits_5(cli, backend) -> None:
     assert "spent of" in r.out
     assert cli("watch", run_id).code == 5
     assert cli("cancel", run_id, "--yes").code == 9
+
+
+def test_colour_follows_force_color_no_color_and_the_terminal(
+    cli, backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "\x1b" not in cli("bookings").out  # captured stdout is not a terminal
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert "\x1b[1m" in cli("bookings").out
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b" not in cli("bookings").out
