@@ -124,3 +124,11 @@ def test_login_reads_stdin_verifies_and_stores_then_whoami(
     assert keyring.get_password(SERVICE, account_for(sim.url)) is None
     assert cli("whoami").code == 7
     assert cli("login", stdin="\n").code == 7
+
+
+def test_unknown_ids_are_usage_errors(cli, sim, as_alice) -> None:
+    as_alice(sim)
+    for argv in (("status", "run_nope"), ("watch", "run_nope"), ("approve", "prop_nope", "--yes")):
+        r = cli(*argv)
+        assert r.code == 2, argv
+        assert "nope" in r.err
