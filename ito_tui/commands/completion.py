@@ -32,21 +32,37 @@ complete -o default -F _ito_tui ito-tui
 ZSH = """\
 #compdef ito-tui
 # zsh completion for ito-tui; load with: source <(ito-tui completion zsh)
+# (or save it as _ito-tui in a directory on $fpath)
 _ito_tui() {{
     local -a commands
     commands=(
 {described}
     )
-    if (( CURRENT == 2 )); then
-        _describe 'command' commands
-        _arguments '*:: :->none' {globals_z}
+    local cmd="" i
+    for ((i = 2; i < CURRENT; i++)); do
+        case "$words[i]" in
+            --backend) (( i++ )) ;;
+            -*) ;;
+            *) cmd="$words[i]"; break ;;
+        esac
+    done
+    if [[ -z "$cmd" ]]; then
+        _arguments {globals_z} '*:: :->command'
+        [[ "$state" == command ]] && _describe 'command' commands
         return
     fi
-    case "$words[2]" in
+    # Complete the subcommand's own arguments as if it were the command.
+    shift $(( i - 1 )) words
+    (( CURRENT -= i - 1 ))
+    case "$cmd" in
 {cases}
     esac
 }}
-compdef _ito_tui ito-tui
+if [[ "${{zsh_eval_context[-1]}}" == loadautofunc ]]; then
+    _ito_tui "$@"
+else
+    compdef _ito_tui ito-tui
+fi
 """
 
 
@@ -66,20 +82,36 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[str, list[str]]]:
     """name -> (help, option strings) for every subcommand of `parser`."""
-    found: dict[str, tuple[str, list[str]]] = {}
+    return {name: (help_, sorted({o for o, _ in opts})) for name, (help_, opts) in _walk(parser)}
+
+
+def _walk(
+    parser: argparse.ArgumentParser,
+) -> list[tuple[str, tuple[str, list[tuple[str, argparse.Action]]]]]:
+    """(name, (help, [(option string, action)])) for every subcommand, in parser order."""
+    found = []
     for action in parser._actions:  # argparse has no public API for this walk
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help or "" for a in action._choices_actions}
             for name, subparser in action.choices.items():
                 opts = [
-                    o
+                    (o, a)
                     for a in subparser._actions
                     if a.help != argparse.SUPPRESS
                     for o in a.option_strings
                     if o.startswith("--") or o == "-h"
                 ]
-                found[name] = (helps.get(name, ""), sorted(set(opts)))
+                found.append((name, (helps.get(name, ""), opts)))
     return found
+
+
+def _zsh_spec(option: str, action: argparse.Action) -> str:
+    """An `_arguments` spec: `--opt` for flags, `--opt:value:(choices)` when it takes one."""
+    if action.nargs == 0:
+        return f"'{option}'"
+    choices = f"({' '.join(str(c) for c in action.choices)})" if action.choices else ""
+    meta = str(action.metavar or action.dest).lower().replace(":", "")
+    return f"'{option}:{meta}:{choices}'"
 
 
 def _globals(parser: argparse.ArgumentParser) -> list[str]:
@@ -108,17 +140,26 @@ def bash_script(parser: argparse.ArgumentParser) -> str:
 
 def zsh_script(parser: argparse.ArgumentParser) -> str:
     """The zsh completion script for `parser`."""
-    subs = _subcommands(parser)
+    walked = _walk(parser)
     described = "\n".join(
-        f"        '{name}:{help_.replace(chr(39), '')}'" for name, (help_, _) in subs.items()
+        f"        '{name}:{help_.replace(chr(39), '').replace(':', ' ')}'"
+        for name, (help_, _) in walked
     )
     cases = []
-    for name, (_, opts) in subs.items():
-        args = " ".join(f"'{o}'" for o in opts)
+    for name, (_, opts) in walked:
+        specs = " ".join(dict.fromkeys(_zsh_spec(o, a) for o, a in opts))
         if name == "completion":
-            args = "'1:shell:(bash zsh)'"
-        cases.append(f"        {name}) _arguments {args} ;;")
-    globals_z = " ".join(f"'{o}'" for o in _globals(parser))
+            specs = "'1:shell:(bash zsh)'"
+        elif name == "backend":
+            specs = "'*::simulator options:_default'"
+        cases.append(f"        {name}) _arguments {specs} ;;")
+    globals_z = " ".join(
+        _zsh_spec(o, a)
+        for a in parser._actions
+        if not isinstance(a, argparse._SubParsersAction)
+        for o in a.option_strings
+        if o.startswith("--")
+    )
     return ZSH.format(described=described, cases="\n".join(cases), globals_z=globals_z)
 
 
