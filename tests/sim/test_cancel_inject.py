@@ -114,3 +114,25 @@ def test_a_run_whose_simulation_breaks_fails_visibly_and_the_desk_keeps_going(
         assert last.type == "run.failed"
         assert getattr(last, "data").failure.kind == "fatal"  # noqa: B009
         assert wait_for(client, healthy, lambda r: r["state"] == "completed")
+
+
+def test_a_spec_can_override_the_scenario_and_spikes_can_be_injected(sim_factory: Any) -> None:
+    handle: SimHandle = sim_factory(approval_speed=None, proposal_ttl_s=600.0)
+    with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
+        failing = create_run(client, spec(sim={"scenario": "gate-fail", "seed": 1}))["run_id"]
+        _, events = read_events(client, failing)
+        last = parse_event(events[-1].data)
+        assert last.type == "run.failed" and last.stage == "mid_train"
+        small = spec(booking_id="bk_h100_1n", model_size="150M", target_tokens=None)
+        # A per-run clock slow enough to catch its pretrain stage from the test.
+        body = {**small, "budget_usd": "5000", "sim": {"time_scale": 5000}}
+        rid = create_run(client, body)["run_id"]
+        wait_for(client, rid, lambda r: r["current_stage"] == "pretrain")
+        assert inject(client, rid, "loss_spike", z=9, escalate=True).status_code == 202
+        _, events = read_events(client, rid)
+        parsed = [parse_event(m.data) for m in events]
+        spikes = [getattr(e, "data") for e in parsed if e.type == "loss.spike_detected"]  # noqa: B009
+        assert [(s.loss_z, s.action) for s in spikes] == [(9.0, "escalated")]
+        types = [e.type for e in parsed]
+        assert types.index("proposal.created") < types.index("proposal.expired")
+        assert types[-1] == "run.completed"
