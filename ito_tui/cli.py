@@ -124,7 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.handler = local.cmd_tui
         args.read_only = False
     ctx = Context(args, Output())
-    return int(args.handler(ctx))
+    try:
+        return int(args.handler(ctx))
+    except KeyboardInterrupt:  # Ctrl-C at a prompt: stop quietly, as shells expect
+        print(file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

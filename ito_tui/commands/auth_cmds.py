@@ -72,7 +72,10 @@ def cmd_login(ctx: Context) -> int:
     if problem is not None:
         ctx.out.error(safe(auth.KeyringUnavailable(problem)))
         return int(ExitCode.AUTH)
-    raw = read_secret_line(f"Token for {url}: ").strip()
+    try:
+        raw = read_secret_line(f"Token for {url}: ").strip()
+    except EOFError:
+        raw = ""
     if not raw:
         ctx.out.error("no token given (type it at the prompt or pipe one line to stdin)")
         return int(ExitCode.AUTH)
