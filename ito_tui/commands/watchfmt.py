@@ -71,6 +71,14 @@ class WatchPrinter:
         label = self.out.style(f"{safe(event.type):<24}", *styles)
         text = telemetry_text(event) if event.type == "telemetry" else describe(event)
         self.out.line(f"{event.ts:%H:%M:%S} {event.seq:>6} {label} {text}")
+        proposal = getattr(getattr(event, "data", None), "proposal", None)
+        if event.type == "proposal.created" and proposal is not None:
+            pid = safe(proposal.proposal_id)
+            self.out.line(
+                self.out.style("       needs a person:", "magenta", "bold")
+                + f" review with `ito-tui proposals {safe(proposal.run_id)}`, then "
+                f"`ito-tui approve {pid}` or `ito-tui reject {pid}`"
+            )
 
     def connection(self, state: ConnectionState) -> None:
         """Report reconnects on stderr (never on stdout, which may be a JSON stream)."""

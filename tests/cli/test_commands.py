@@ -154,7 +154,10 @@ def test_cancel_restates_spend_and_watch_exits_5(cli, backend) -> None:
     r = cli("cancel", run_id, "--yes", "--reason", "wrong data")
     assert r.code == 0, r.err
     assert "spent of" in r.out
-    assert cli("watch", run_id).code == 5
+    watched = cli("watch", run_id, "--since", "0")
+    assert watched.code == 5
+    assert "needs a person" in watched.out and "ito-tui approve prop_" in watched.out
+    assert "cancelled" in watched.out.splitlines()[-1]
     assert cli("cancel", run_id, "--yes").code == 9
 
 
