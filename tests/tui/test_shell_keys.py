@@ -98,3 +98,28 @@ async def test_palette_opens_a_run_by_id(sim: Any) -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "PipelineScreen")
         assert app.screen.run_id == run.run_id  # type: ignore[attr-defined]
+
+
+async def test_retry_on_the_error_screen_reconnects_once_the_backend_answers() -> None:
+    from ito_tui.client import BackendUnavailable
+
+    client = FakeShellClient(fail_with=BackendUnavailable("Backend unreachable: refused"))
+    app = make_app(settings(), client, clock=lambda: NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen))
+        client._fail_with = None
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        assert app.session.connection == "live"
+
+
+@pytest.mark.parametrize(("mode", "demo"), [("simulated", True), ("production", False)])
+async def test_demo_badge_only_for_a_simulated_backend(mode: str, demo: bool) -> None:
+    from ito_tui.tui.widgets.header import HeaderStrip
+
+    from .shell_fakes import capabilities
+
+    app = make_app(settings(), FakeShellClient(caps=capabilities(mode=mode)), clock=lambda: NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen))
+        assert app.screen.query_one(HeaderStrip).demo is demo
