@@ -102,3 +102,24 @@ async def test_scenario_stream_reduces_to_the_backend_snapshot(
     for e in events:
         replayed = replayed.apply(e).apply(e)
     assert replayed == s
+
+
+async def test_a_real_resync_reseeds_the_tracker(sim_factory: Callable[..., Any]) -> None:
+    """Resuming from a seq older than the retention window starts with `resync`."""
+    sim = sim_factory(scenario="node-failure", event_retention=40)
+    _, final = await run_scenario(sim, "node-failure")
+    tracker = RunTracker(final.run_id)
+    tracker.bank.add_marker(0.0, "rewind 10→5")  # a marker from before the gap
+    async with ItoClient(sim.url, token=SecretStr(sim.token), retry=RETRY, stream=STREAM) as c:
+        async with asyncio.timeout(30):
+            async for event in c.events(final.run_id, since_seq=1):
+                tracker.feed(event)
+    s = tracker.state
+    assert s.resynced == 1
+    assert s.terminal and s.state == str(final.state) and s.last_seq == final.last_event_seq
+    assert s.outcome == "completed" and s.failure == final.failure
+    assert list(s.faults) == final.faults and s.spend == final.spend and s.plan == final.plan
+    snap = RunState.from_run(final).stages[:9]
+    assert [x.state for x in s.stages[:9]] == [x.state for x in snap]
+    assert ("resync", "warn") in {(e.type, e.severity) for e in tracker.log}
+    assert tracker.bank["loss"].markers[0] == (0.0, "rewind 10→5")
