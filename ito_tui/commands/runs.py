@@ -179,13 +179,24 @@ async def follow(
         if not as_json:
             render_run(ctx.out, run)
     if not (run.terminal and since_seq >= run.last_event_seq):
+        from ito_tui.client import ItoError
+
         stream = client.events(run_id, since_seq=since_seq, on_state=printer.connection)
+        seen = since_seq
         try:
             async for event in stream:
+                seen = event.seq
                 state = state.apply(event)
                 printer.event(event)
                 if event.terminal:
                     break
+        except ItoError:
+            # Losing the stream stops the watching, not the run: say how to pick it up.
+            ctx.out.info(
+                f"stopped following {safe(run_id)} after seq {seen}; the run goes on — "
+                f"resume with: ito-tui watch {safe(run_id)} --since {seen}"
+            )
+            raise
         finally:
             await stream.aclose()
     return finish(ctx, state, as_json=as_json)
