@@ -179,6 +179,8 @@ async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_ru
         assert not isinstance(app.screen, ConfirmSubmitModal)
 
         await fill(pilot, form, model_size="1.5B")
+        assert form.query_one(EstimatePanel).stale, "the old estimate is marked stale"
+        assert form.query_one("#spec-submit", Button).disabled
         panel = await fresh_estimate(pilot, form)
         assert panel.estimate is not None and not panel.estimate.refused
         assert not form.query_one("#spec-submit", Button).disabled

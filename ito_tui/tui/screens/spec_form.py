@@ -186,8 +186,13 @@ class SpecFormScreen(Screen[None]):
         panel = self.query_one(EstimatePanel)
         panel.budget = self.spec.budget_usd if self.spec else None
         if self.spec is None:
+            # Nothing to estimate: drop a pending request, keep the last answer as stale.
+            self.workers.cancel_group(self, "estimate")
             panel.stale = panel.estimate is not None
-        elif self.spec != self.estimated_spec:
+        elif self.spec == self.estimated_spec:
+            self.workers.cancel_group(self, "estimate")
+            panel.stale = False
+        else:
             panel.stale = True
             self._estimate(self.spec)
         self._update_submit()
@@ -260,7 +265,8 @@ class SpecFormScreen(Screen[None]):
             panel.error = str(exc)
         else:
             self.estimate, self.estimated_spec = estimate, spec
-            panel.estimate, panel.error, panel.stale = estimate, None, False
+            # Stale at once if the form moved on while the answer was on its way.
+            panel.estimate, panel.error, panel.stale = estimate, None, spec != self.spec
         self._show_errors(self._client_errors())
         self._update_submit()
 
