@@ -97,7 +97,7 @@ async def test_palette_opens_a_run_by_id(sim: Any) -> None:
         await pilot.pause(0.8)
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "PipelineScreen")
-        assert app.screen.run_id == run.run_id  # type: ignore[attr-defined]
+        assert app.screen.run_id == run.run_id  # type: ignore[attr-defined]  # a PipelineScreen
 
 
 async def test_retry_on_the_error_screen_reconnects_once_the_backend_answers() -> None:

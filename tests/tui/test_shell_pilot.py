@@ -60,7 +60,7 @@ async def open_booking(pilot: Any, booking_id: str) -> SpecFormScreen:
     assert screen.current().booking_id == booking_id
     await pilot.press("enter")
     await wait_for(pilot, lambda: not isinstance(app.screen, BookingsScreen), what="next screen")
-    return app.screen  # type: ignore[no-any-return]
+    return app.screen  # type: ignore[no-any-return]  # pilot.app is typed App[Any]
 
 
 async def fill(pilot: Any, form: SpecFormScreen, **values: str) -> None:
