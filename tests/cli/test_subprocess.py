@@ -7,6 +7,7 @@ import json
 import os
 import selectors
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -223,3 +224,27 @@ def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert events[-1]["type"] == "run.completed"
     assert "reconnecting" in err  # the drops were real and reported on stderr
+
+
+def test_network_commands_never_load_textual(backend_proc: Backend) -> None:
+    code = (
+        "import sys\nfrom ito_tui.cli import main\n"
+        f"url = {backend_proc.url!r}\n"
+        "codes = [main(['--backend', url, *a]) for a in (['whoami'], ['bookings', '--json'], "
+        f"['estimate', *{list(SPEC)!r}], ['runs', '--json'])]\n"
+        "print('CODES', codes)\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'textual', 'rich', 'fastapi', 'uvicorn'} or m.startswith('ito_tui.tui') "
+        "or m.startswith('ito_tui.desk_sim')))\n"
+    )
+
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(ITO_TOKEN="s3cret"),
+        timeout=60,
+        check=False,
+    )
+    assert "CODES [0, 0, 0, 0]" in r.stdout, r.stderr[-2000:]
+    assert "LOADED []" in r.stdout
