@@ -253,3 +253,24 @@ async def test_booking_picker_lists_usable_bookings_first_and_hides_the_rest(sim
         assert table.row_count == total - 3
         await pilot.press("c")
         assert app.clipboard.startswith("ssh ")
+
+
+async def test_start_screen_is_the_runs_list_when_runs_are_active(sim_factory: Any) -> None:
+    sim = sim_factory(speed=1.0)
+    app, client = app_for(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen), what="picker")
+        booking = next(b for b in await client.bookings() if b.booking_id == "bk_h100_4n_ib")
+        form = SpecFormScreen(booking)
+        spec_values = {"data_ref": "catalog://fineweb-edu@1.3", "budget_usd": "50000"}
+        await app.push_screen(form)
+        await fill(pilot, form, **spec_values)
+        await fresh_estimate(pilot, form)
+        assert form.spec is not None
+        await client.create_run(form.spec, idempotency_key="k-start")
+
+    second, _ = app_for(sim)
+    async with second.run_test(size=SIZE) as pilot:
+        await wait_for(
+            pilot, lambda: type(second.screen).__name__ == "RunsScreen", what="runs list"
+        )
