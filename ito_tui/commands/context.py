@@ -52,7 +52,7 @@ class Context:
             try:
                 self._settings = Settings.load(**overrides)
             except ValueError as exc:  # pydantic's ValidationError is a ValueError
-                raise CommandError(f"invalid settings: {safe(exc)}", ExitCode.USAGE) from None
+                raise CommandError(safe(exc), ExitCode.USAGE) from None
             self._setup_logging(self._settings)
         return self._settings
 

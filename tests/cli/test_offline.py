@@ -190,3 +190,11 @@ def test_every_json_option_names_its_schema_in_the_contract(cli) -> None:
             assert all(s in schemas for s in found), (name, found)
             named += 1
     assert named == 6  # whoami, bookings, estimate, runs, status, proposals
+
+
+def test_a_token_in_the_settings_file_is_refused(cli, isolated_home) -> None:
+    config = isolated_home / "config" / "ito-tui" / "config.toml"
+    config.write_text('token = "leaky-123"\n')
+    r = cli("runs")
+    assert r.code == 2
+    assert "tokens never go in files" in r.err and "leaky-123" not in r.err
