@@ -289,12 +289,14 @@ class PipelineScreen(Screen[None]):
             stages = self.query_one(StageList)
             stages.now = self._last_event_ts
             stages.current = s.current_stage
-            stages.stages = s.stages
+            if stages.stages is not s.stages:
+                stages.stages = s.stages
             if self._follow_current and s.current_stage:
                 stages.select(s.current_stage)
-            self.query_one(GateBanner).gate = (
-                s.gates.get(str(s.current_stage)) if s.outcome == "gate_failed" else None
-            ) or next((g for g in s.gates.values() if str(g.status) == "failed"), None)
+            failed = next((g for g in s.gates.values() if str(g.status) == "failed"), None)
+            banner = self.query_one(GateBanner)
+            if banner.gate is not failed:
+                banner.gate = failed
         if "charts" in dirty and self.query_one(TabbedContent).active == "tab-telemetry":
             panel = self.query_one(TelemetryPanel)
             if s.telemetry is not None and s.telemetry.rl is not None:

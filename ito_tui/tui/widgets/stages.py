@@ -85,7 +85,7 @@ class StageList(Widget, can_focus=True):
         ),
     ]
 
-    stages: reactive[tuple[Stage, ...]] = reactive(tuple, always_update=True, layout=True)
+    stages: reactive[tuple[Stage, ...]] = reactive(tuple, always_update=True)
     """The run's stages (the list always shows all nine in order)."""
     current: reactive[str | None] = reactive(None)
     """The run's current stage name."""
@@ -99,6 +99,15 @@ class StageList(Widget, can_focus=True):
         """The operator moved the selection to another stage."""
 
         name: str
+
+    def watch_stages(self, stages: tuple[Stage, ...]) -> None:
+        # Re-layout only when the height changes (a stage started or ended running).
+        height = sum(3 if self._expanded(s) else 1 for s in full_stage_list(stages))
+        if height != self._height:
+            self._height = height
+            self.refresh(layout=True)
+
+    _height = 0
 
     def action_cursor(self, delta: int) -> None:
         self.cursor = max(0, min(len(STAGE_ORDER) - 1, self.cursor + delta))
