@@ -198,3 +198,25 @@ def test_a_token_in_the_settings_file_is_refused(cli, isolated_home) -> None:
     r = cli("runs")
     assert r.code == 2
     assert "tokens never go in files" in r.err and "leaky-123" not in r.err
+
+
+def test_zsh_completion_registers_itself(cli, tmp_path) -> None:
+    zsh = shutil.which("zsh")
+    if zsh is None:
+        pytest.skip("zsh not installed")
+    script = tmp_path / "_ito-tui"
+    script.write_text(cli("completion", "zsh").out)
+    probe = (
+        "autoload -Uz compinit && compinit -u -d $HOME/.zcompdump 2>/dev/null\n"
+        f"source {script}\n"
+        "print -r -- ${_comps[ito-tui]}\n"
+    )
+    r = subprocess.run(
+        [zsh, "-f", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        timeout=30,
+    )
+    assert r.stdout.strip() == "_ito_tui", r.stderr
