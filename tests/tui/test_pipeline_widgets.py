@@ -217,3 +217,19 @@ async def test_rlvr_adds_the_async_rl_metrics() -> None:
         assert panel.query_one("#spark-loss", TextSparkline).label == "RL loss"
         staleness = str(panel.query_one("#spark-rl_staleness", TextSparkline).render())
         assert "bound 4" in staleness
+
+
+async def test_unknown_run_says_so_in_the_header() -> None:
+    from ito_tui.client.errors import NotFound
+
+    client = FakeClient()
+
+    async def missing(run_id: str) -> Any:
+        raise NotFound("Run not found: run_nope")
+
+    client.run = missing  # type: ignore[method-assign]
+    app = RunScreensHarness(client, PipelineScreen("run_nope"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.5)
+        header = str(app.screen.query_one("HeaderStrip").render())
+        assert "offline: Run not found" in header

@@ -26,6 +26,7 @@ from textual.worker import Worker, WorkerState
 from ito_tui.contract import EventBase, Proposal, Run
 from ito_tui.state import RunState, RunTracker, TelemetryBank
 from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
+from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.session import shell
@@ -220,15 +221,12 @@ class PipelineScreen(Screen[None]):
             self._proposal_changed(event)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The single sink for this screen's worker errors: say what failed, keep the screen."""
+        """Say in the header that following stopped; the app's error sink tells why."""
         if event.worker.group != "pipeline-stream" or event.state != WorkerState.ERROR:
             return
-        error = event.worker.error
-        self.connection = f"offline: {safe(str(error))}"
+        self.connection = f"offline: {safe(str(event.worker.error))}"
         self._mark("strip")
-        self.notify(
-            safe(str(error)), title="Could not follow the run", severity="error", markup=False
-        )
+        forward_failure(self, event)
 
     # ------------------------------------------------------------ proposals
 

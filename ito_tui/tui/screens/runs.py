@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from ito_tui.contract import RunSummary
+from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import shell
@@ -115,6 +116,7 @@ class RunsScreen(Screen[None]):
         self._rows: tuple[tuple[str, ...], ...] = ()
         self._timer: Timer | None = None
         self.fetches = 0
+        self._failures = 0
 
     def compose(self) -> ComposeResult:
         session = shell(self).session
@@ -163,9 +165,14 @@ class RunsScreen(Screen[None]):
         if event.worker.group != "runs-refresh" or event.state not in finished:
             return
         if event.state == WorkerState.ERROR:
+            self._failures += 1
             self.query_one("#runs-caption", Static).update(
                 Text(f"Could not refresh: {safe(str(event.worker.error))} — retrying")
             )
+            if self._failures == 1:
+                forward_failure(self, event)  # the app's sink once; no toast per poll
+        else:
+            self._failures = 0
         if self.app.screen is self:
             # Arm the next poll only now that this one finished: requests never overlap.
             self._timer = self.set_timer(self._interval(), self._fetch)
