@@ -233,3 +233,41 @@ async def test_unknown_run_says_so_in_the_header() -> None:
         await pilot.pause(0.5)
         header = str(app.screen.query_one("HeaderStrip").render())
         assert "offline: Run not found" in header
+
+
+async def test_runs_list_filters_opens_and_never_overlaps_requests() -> None:
+    import asyncio
+
+    from ito_tui.tui.screens.runs import RunsScreen
+
+    from .pipeline_fakes import runs_list
+
+    client = FakeClient(summaries=runs_list(), script=pretrain_script().events)
+    in_flight = peak = calls = 0
+    real_runs = client.runs
+
+    async def slow_runs(*a: Any, **kw: Any) -> Any:
+        nonlocal in_flight, peak, calls
+        calls += 1
+        in_flight += 1
+        peak = max(peak, in_flight)
+        try:
+            await asyncio.sleep(0.2)
+            return await real_runs(*a, **kw)
+        finally:
+            in_flight -= 1
+
+    client.runs = slow_runs  # type: ignore[method-assign]
+    app = RunScreensHarness(client, RunsScreen())
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("r", "r", "r")
+        await pilot.pause(0.6)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        assert peak == 1 and calls >= 2
+        assert screen.selected_run_id() == RUN_ID  # the run that needs a person comes first
+        await pilot.press("s")  # active only
+        assert screen._rows_ids() == {RUN_ID, "run_5b21e0"}
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, PipelineScreen) and app.screen.run_id == RUN_ID

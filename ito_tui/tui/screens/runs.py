@@ -224,6 +224,11 @@ class RunsScreen(Screen[None]):
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
         return None if key.value is None else str(key.value)
 
+    def _rows_ids(self) -> set[str]:
+        """Ids of the runs the table shows now."""
+        table = self.query_one(DataTable)
+        return {str(key.value) for key in table.rows}
+
     def selected_run(self) -> RunSummary | None:
         run_id = self.selected_run_id()
         return next((r for r in self.runs if r.run_id == run_id), None)
