@@ -68,11 +68,39 @@ async def fingerprint(request: Request) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+class Receipt:
+    """Stores the response for an Idempotency-Key, inside the action's own transaction."""
+
+    def __init__(self, desk: Desk, operator: str, key: str) -> None:
+        self.desk, self.operator, self.key = desk, operator, key
+        self.saved = False
+
+    def saver(self, response: Response) -> Callable[[], None]:
+        """A callback for `Desk.commit(also=...)` that records `response` for the key."""
+
+        def save() -> None:
+            keep = {
+                k: v
+                for k, v in response.headers.items()
+                if k.lower() in ("content-type", "location")
+            }
+            self.desk.store.idem_finish(
+                self.operator,
+                self.key,
+                response.status_code,
+                json.dumps(keep),
+                bytes(response.body).decode(),
+            )
+            self.saved = True
+
+        return save
+
+
 async def idempotent(
     request: Request,
     desk: Desk,
     operator: str,
-    action: Callable[[], Awaitable[Response]],
+    action: Callable[[Receipt], Awaitable[Response]],
 ) -> Response:
     """Run a state-changing POST at most once per (operator, Idempotency-Key).
 
@@ -107,8 +135,9 @@ async def idempotent(
                 headers=headers,
             )
     store.idem_claim(operator, key, fp)
+    receipt = Receipt(desk, operator, key)
     try:
-        response = await action()
+        response = await action(receipt)
     except ApiError as exc:
         response = render(request, exc)
     except BaseException:
@@ -116,9 +145,7 @@ async def idempotent(
         raise
     if response.status_code >= 500:
         store.idem_release(operator, key)
-        return response
-    keep = {k: v for k, v in response.headers.items() if k.lower() in ("content-type", "location")}
-    store.idem_finish(
-        operator, key, response.status_code, json.dumps(keep), bytes(response.body).decode()
-    )
+    elif not receipt.saved:
+        # No state changed (an error answer): store it on its own.
+        receipt.saver(response)()
     return response

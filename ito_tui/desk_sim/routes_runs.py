@@ -27,7 +27,7 @@ from ito_tui.contract import (
 )
 
 from .engine import DecisionError, Engine
-from .guards import DeskDep, Operator, idempotent
+from .guards import DeskDep, Operator, Receipt, idempotent
 from .problems import ApiError
 from .routes_desk import Cursor, Limit, decode_cursor, encode_cursor, ok, preflight, scenario_of
 from .runtime import Desk
@@ -83,7 +83,7 @@ async def create_run(
             capability="runs.create",
         )
 
-    async def action() -> Response:
+    async def action(receipt: Receipt) -> Response:
         booking = desk.booking(spec.booking_id)
         if booking is None:
             raise ApiError("booking.not_found", f"no booking {spec.booking_id}")
@@ -120,9 +120,12 @@ async def create_run(
             ttl_s=desk.config.proposal_ttl_s,
             now=now_utc(),
         )
-        desk.add(engine, operator)
         run_id = engine.run["run_id"]
-        return ok(run_json(json.dumps(engine.run)), 202, headers={"Location": f"/v1/runs/{run_id}"})
+        location = {"Location": f"/v1/runs/{run_id}"}
+        response = ok(run_json(json.dumps(engine.run)), 202, headers=location)
+        # The run and the key's stored response commit together (exactly once across a kill).
+        desk.add(engine, operator, also=receipt.saver(response))
+        return response
 
     return await idempotent(request, desk, operator, action)
 
@@ -169,14 +172,15 @@ async def cancel_run(
 ) -> Response:
     """Cancel a run (202: it passes through `cancelling`); 409 `run.terminal` if it ended."""
 
-    async def action() -> Response:
+    async def action(receipt: Receipt) -> Response:
         engine = live_engine(desk, run_id)
         if engine.done:
             raise ApiError("run.terminal", f"run {run_id} already {engine.state}")
         reason = body.reason if body and body.reason else f"cancelled by {operator}"
         engine.cancel(reason, now_utc())
-        desk.commit(engine)
-        return ok(run_json(json.dumps(engine.run)), 202)
+        response = ok(run_json(json.dumps(engine.run)), 202)
+        desk.commit(engine, also=receipt.saver(response))
+        return response
 
     return await idempotent(request, desk, operator, action)
 
@@ -231,7 +235,7 @@ async def decide(
     *,
     approve: bool,
 ) -> Response:
-    async def action() -> Response:
+    async def action(receipt: Receipt) -> Response:
         found = desk.store.proposal(proposal_id)
         if found is None:
             raise ApiError("proposal.not_found", f"no proposal {proposal_id}")
@@ -247,8 +251,9 @@ async def decide(
             )
         except DecisionError as exc:
             raise ApiError(exc.code, exc.detail, current=json.loads(current)) from None
-        desk.commit(engine)
-        return ok(Proposal.model_validate(decided))
+        response = ok(Proposal.model_validate(decided))
+        desk.commit(engine, also=receipt.saver(response))
+        return response
 
     return await idempotent(request, desk, operator, action)
 

@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from ito_tui.contract import Booking, event_to_json, now_utc
@@ -113,12 +114,12 @@ class Desk:
 
     # ------------------------------------------------------------ runs
 
-    def add(self, engine: Engine, operator: str) -> None:
+    def add(self, engine: Engine, operator: str, *, also: Callable[[], None] | None = None) -> None:
         """Commit a new run and start ticking it."""
         run_id = engine.run["run_id"]
         self.engines[run_id] = engine
         self._last_wall[run_id] = time.monotonic()
-        self.commit(engine, operator=operator)
+        self.commit(engine, operator=operator, also=also)
 
     def engine(self, run_id: str) -> Engine | None:
         """The live engine of an active run, or a detached one rebuilt from the store."""
@@ -135,8 +136,17 @@ class Desk:
         row = self.store.run(run_id)
         return None if row is None else row.snapshot
 
-    def commit(self, engine: Engine, *, operator: str | None = None) -> None:
-        """Write everything the engine produced, its state and its snapshot, atomically."""
+    def commit(
+        self,
+        engine: Engine,
+        *,
+        operator: str | None = None,
+        also: Callable[[], None] | None = None,
+    ) -> None:
+        """Write everything the engine produced, its state and its snapshot, atomically.
+
+        `also` runs inside the same transaction (the Idempotency-Key's stored response).
+        """
         events, telemetry, checkpoints, proposals = engine.drain()
         run = engine.run
         run_id = run["run_id"]
@@ -164,6 +174,8 @@ class Desk:
                     p["proposal_id"], run_id, p["status"], p["created_at"], json.dumps(p)
                 )
             self.store.save_run(row, run["created_at"])
+            if also is not None:
+                also()
         self._last_commit[run_id] = time.monotonic()
         if engine.done:
             self.engines.pop(run_id, None)
