@@ -82,8 +82,11 @@ def then(first: Step, *keys: str) -> Step:
     return step
 
 
-async def connecting(pilot: Pilot[Any]) -> None:
-    await pilot.pause(0.3)
+def showing(name: str) -> Step:
+    async def step(pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: type(pilot.app.screen).__name__ == name)
+
+    return step
 
 
 SHOTS: list[tuple[str, dict[str, Any], Step, tuple[int, int]]] = [
@@ -95,11 +98,11 @@ SHOTS: list[tuple[str, dict[str, Any], Step, tuple[int, int]]] = [
     ("confirm-submit", {}, then(form("bk_h100_4n_ib", **VALID), "ctrl+g"), (80, 24)),
     ("help", {}, then(picker, "f1"), (80, 24)),
     ("command-palette", {}, then(picker, "ctrl+p", *"bk_h200"), (80, 24)),
-    ("login", {"operator": None}, connecting, (80, 24)),
+    ("login", {"operator": None}, showing("LoginModal"), (80, 24)),
     (
         "connection-error",
         {"fail_with": BackendUnavailable("GET /v1/capabilities failed (connection refused)")},
-        connecting,
+        showing("ErrorScreen"),
         (80, 24),
     ),
     (

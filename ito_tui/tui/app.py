@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 ClientFactory = Callable[[], "ItoClient"]
+CONNECT_MODE = "connect"
 FLOW_CAPABILITIES = ("runs.create", "estimates.create")
 """What picking a booking to train on needs from the backend."""
 
@@ -43,6 +44,10 @@ class ItoApp(App[None]):
     """The ito-tui application. Build it with `make_app`."""
 
     TITLE = "ito"
+    # The connection step is a mode of its own (a mode's screen gets its .tcss loaded,
+    # unlike Textual's default screen); each session gets a fresh mode over it.
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {"connect": ConnectScreen}
+    DEFAULT_MODE = CONNECT_MODE
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {ItoCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -92,9 +97,6 @@ class ItoApp(App[None]):
         return self._client
 
     # ------------------------------------------------------------ lifetime
-
-    def get_default_screen(self) -> Screen[None]:
-        return ConnectScreen()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return themes.app_variable_defaults(self.current_theme.to_color_system().generate())
@@ -158,7 +160,7 @@ class ItoApp(App[None]):
             self._show_error(
                 ErrorScreen("Not logged in", "This backend needs an operator token.", login=True)
             )
-        elif self.current_mode == "_default":
+        elif self.current_mode == CONNECT_MODE:
             self.action_reconnect()
         else:
             self.session.operator = operator
@@ -167,8 +169,8 @@ class ItoApp(App[None]):
 
     def _show_error(self, screen: ErrorScreen) -> None:
         """Leave the session for the connection mode and show `screen` there."""
-        if self.current_mode != "_default":
-            self.switch_mode("_default")
+        if self.current_mode != CONNECT_MODE:
+            self.switch_mode(CONNECT_MODE)
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(screen)
@@ -237,7 +239,7 @@ class ItoApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "bookings":
             # Hidden where it would do nothing: connecting, or already on the picker.
-            return self.current_mode != "_default" and not isinstance(self.screen, BookingsScreen)
+            return self.current_mode != CONNECT_MODE and not isinstance(self.screen, BookingsScreen)
         return True
 
     def action_help(self) -> None:
@@ -247,8 +249,8 @@ class ItoApp(App[None]):
     def action_reconnect(self) -> None:
         """Start over from the connection step (keeps the token in memory)."""
         self.set_connection("connecting")
-        if self.current_mode != "_default":
-            self.switch_mode("_default")
+        if self.current_mode != CONNECT_MODE:
+            self.switch_mode(CONNECT_MODE)
         while len(self.screen_stack) > 1:
             self.pop_screen()
         if isinstance(self.screen, ConnectScreen):
@@ -264,7 +266,7 @@ class ItoApp(App[None]):
         """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
         if self.session.capabilities is None:
             return
-        if self.current_mode == "_default":
+        if self.current_mode == CONNECT_MODE:
             return
         while len(self.screen_stack) > 1 and not isinstance(self.screen, BookingsScreen):
             self.pop_screen()
