@@ -8,9 +8,11 @@ import httpx
 import pytest
 from simproc import SimProcess
 
-from .helpers import create_run, read_events, seqs, wait_for
+from .helpers import REFERENCE_SPEC, read_events, seqs, wait_for
 
 pytestmark = pytest.mark.slow
+
+KEY = {"Idempotency-Key": "5b0c1c7e-2f51-4a8e-9d3b-6a1f0c2d9e11"}
 
 
 def test_kill_9_mid_run_then_restart_finishes_with_gap_free_events(tmp_path: Path) -> None:
@@ -20,12 +22,16 @@ def test_kill_9_mid_run_then_restart_finishes_with_gap_free_events(tmp_path: Pat
     try:
         headers = {"Authorization": "Bearer s3cret"}
         with httpx.Client(base_url=proc.url, headers=headers, timeout=10) as client:
-            rid = create_run(client)["run_id"]
+            created = client.post("/v1/runs", json=REFERENCE_SPEC, headers=KEY)
+            rid = created.json()["run_id"]
             _, before = read_events(client, rid, stop_after=120)
             assert seqs(before) == list(range(1, 121))
         proc.kill()
         proc.restart()
         with httpx.Client(base_url=proc.url, headers=headers, timeout=10) as client:
+            replay = client.post("/v1/runs", json=REFERENCE_SPEC, headers=KEY)
+            assert replay.headers["idempotent-replayed"] == "true"
+            assert replay.json()["run_id"] == rid
             mid = client.get(f"/v1/runs/{rid}").json()
             assert mid["last_event_seq"] >= 120
             assert mid["state"] not in ("completed", "failed", "cancelled")
