@@ -105,7 +105,7 @@ def _print(ctx: Context, data: dict[str, Any]) -> None:
     summary = data["summary"]
     out.line()
     out.line(
-        f"{summary['pass']} passed, {summary['fail']} failed, {summary['skip']} skipped"
+        f"{summary['pass']} checks passed, {summary['fail']} failed, {summary['skip']} skipped"
         + (
             f"; not implemented: {', '.join(safe(n) for n in data['not_implemented'])}"
             if data["not_implemented"]
