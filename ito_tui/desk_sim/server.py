@@ -11,6 +11,7 @@ import uvicorn
 
 from .app import create_app
 from .config import SCENARIOS, SimConfig
+from .store import database_in_use
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -65,8 +66,11 @@ def url_of(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-async def serve(server: uvicorn.Server, host: str) -> None:
-    """Run uvicorn; print the listening line once it accepts connections."""
+async def serve(server: uvicorn.Server, host: str) -> bool:
+    """Run uvicorn; print the listening line once it accepts connections.
+
+    Returns whether it ever listened (False: startup failed, e.g. the db is in use).
+    """
     task = asyncio.create_task(server.serve())
     # uvicorn has no "started" callback; poll its flag until it listens (or gives up).
     while not server.started and not task.done():  # noqa: ASYNC110
@@ -75,12 +79,17 @@ async def serve(server: uvicorn.Server, host: str) -> None:
         port = server.servers[0].sockets[0].getsockname()[1]
         print(f"ito-tui backend listening on {url_of(host, port)}", flush=True)
     await task
+    return bool(server.started)
 
 
 def main(argv: list[str] | None = None) -> int:
     """`ito-tui backend ...` / `python -m ito_tui.desk_sim ...`."""
     args = parse_args(argv)
     config = config_from_args(args)
+    if config.db_path is not None and database_in_use(config.db_path):
+        print(f"ito-tui backend: {config.db_path} is in use by another simulator process; "
+              "stop it or pass another --db", file=sys.stderr)  # fmt: skip
+        return 2
     if not config.tokens:
         print(
             "warning: ITO_SIM_TOKENS is empty; every authenticated call will get 401",
@@ -94,5 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         access_log=False,
         timeout_graceful_shutdown=2,
     )
-    asyncio.run(serve(uvicorn.Server(uv_config), args.host))
+    if not asyncio.run(serve(uvicorn.Server(uv_config), args.host)):
+        print("ito-tui backend: could not start (see the error above)", file=sys.stderr)
+        return 1
     return 0

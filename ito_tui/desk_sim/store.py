@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,6 +84,7 @@ class Store:
             path = Path(self._tmp.name) / "sim.db"
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._lock = _exclusive(lock_path_of(path), path)
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a process kill (only power loss can drop a commit).
@@ -93,6 +94,8 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+        if self._lock is not None:
+            self._lock.close()
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
@@ -301,6 +304,43 @@ class Store:
 
     def idem_release(self, operator: str, key: str) -> None:
         self.conn.execute("DELETE FROM idempotency WHERE operator=? AND key=?", (operator, key))
+
+
+class DatabaseInUse(RuntimeError):
+    """Another simulator process already serves this database."""
+
+
+def lock_path_of(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".lock")
+
+
+def database_in_use(db_path: Path) -> bool:
+    """Whether another simulator process holds `db_path` right now."""
+    if not lock_path_of(db_path).exists():
+        return False
+    try:
+        _exclusive(lock_path_of(db_path), db_path)
+    except DatabaseInUse:
+        return True
+    return False
+
+
+def _exclusive(lock_path: Path, db_path: Path) -> IO[str] | None:
+    """Hold an exclusive lock on `lock_path` for the process's life (released on any exit).
+
+    Two simulators ticking the same runs would write the same seqs twice.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows has no flock; run without the guard
+        return None
+    handle = lock_path.open("a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise DatabaseInUse(f"{db_path} is in use by another simulator process") from None
+    return handle
 
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:

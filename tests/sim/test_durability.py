@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import httpx
@@ -52,3 +54,18 @@ def test_kill_9_mid_run_then_restart_finishes_with_gap_free_events(tmp_path: Pat
     assert [m.data for m in everything[120 : 120 + len(head)]] == [m.data for m in head]
     types = [m.event for m in everything]
     assert types.count("run.accepted") == 1 and types.count("run.completed") == 1
+
+
+def test_a_second_simulator_on_the_same_database_refuses_to_start(tmp_path: Path) -> None:
+    first = SimProcess(tmp_path / "desk.db")
+    first.start()
+    try:
+        second = subprocess.run(
+            SimProcess(tmp_path / "desk.db").argv(), capture_output=True, text=True, timeout=30,
+            env={**os.environ, "ITO_SIM_TOKENS": "alice:s3cret"},
+        )  # fmt: skip
+        assert second.returncode == 2
+        assert "in use by another simulator" in second.stderr and second.stdout == ""
+        assert httpx.get(f"{first.url}/v1/capabilities").status_code == 200
+    finally:
+        first.stop()
