@@ -187,6 +187,10 @@ class ItoApp(App[None]):
                 return
         self.push_screen(SpecFormScreen(event.booking))
 
+    @on(BookingsScreen.RunChosen)
+    def _run_chosen(self, event: BookingsScreen.RunChosen) -> None:
+        self.show_run(event.run_id)
+
     @on(SpecFormScreen.RunSubmitted)
     def _run_submitted(self, event: SpecFormScreen.RunSubmitted) -> None:
         run_id = safe(event.run.run_id)

@@ -274,3 +274,29 @@ async def test_start_screen_is_the_runs_list_when_runs_are_active(sim_factory: A
         await wait_for(
             pilot, lambda: type(second.screen).__name__ == "RunsScreen", what="runs list"
         )
+
+
+async def test_enter_on_a_busy_booking_opens_the_run_that_holds_it(sim_factory: Any) -> None:
+    from ito_tui.contract import TrainingSpec
+
+    sim = sim_factory(speed=1.0)
+    spec = TrainingSpec.model_validate(
+        {
+            "booking_id": "bk_h100_4n_ib",
+            "model_size": "1.5B",
+            "data_ref": "catalog://fineweb-edu@1.3",
+            "target_capability": "general-chat",
+            "budget_usd": "50000",
+        }
+    )
+    async with client_for(sim.url, SecretStr(sim.token)) as setup:
+        run = await setup.create_run(spec, idempotency_key="k-busy")
+    client = client_for(sim.url, SecretStr(sim.token))
+    app = make_app(settings(backend_url=sim.url), client, start="bookings")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        app.screen.highlight("bk_h100_4n_ib")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PipelineScreen")
+        assert app.screen.run_id == run.run_id  # type: ignore[attr-defined]  # a PipelineScreen

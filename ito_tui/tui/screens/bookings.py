@@ -47,6 +47,10 @@ def sort_key(booking: Booking) -> tuple[int, float, str]:
     return rank, booking.ends_at.timestamp(), booking.booking_id
 
 
+def _busy(booking: Booking) -> bool:
+    return str(booking.status) == BookingStatus.completed.value and bool(booking.active_run_id)
+
+
 def _status_word(booking: Booking) -> str:
     status = str(booking.status)
     if status == BookingStatus.completed.value:
@@ -98,6 +102,12 @@ class BookingsScreen(Screen[None]):
         """A completed, idle booking was chosen for a new run."""
 
         booking: Booking
+
+    @dataclass
+    class RunChosen(Message):
+        """The run holding a busy booking was chosen (to watch it)."""
+
+        run_id: str
 
     def __init__(self, *, highlight: str | None = None) -> None:
         super().__init__()
@@ -236,8 +246,9 @@ class BookingsScreen(Screen[None]):
                 return False
             if not any(unavailable_reason(b) is None for b in self.bookings):
                 return False  # the empty state: nothing here proceeds
-            # Shown but disabled on a booking that cannot take a run (its reason is on screen).
-            return True if unavailable_reason(booking) is None else None
+            # Shown but disabled on a booking that cannot take a run (its reason is on
+            # screen); on a busy one Enter opens the run that holds it.
+            return True if unavailable_reason(booking) is None or _busy(booking) else None
         if action == "copy_ssh":
             return booking is not None and bool(booking.nodes)
         return True
@@ -250,12 +261,13 @@ class BookingsScreen(Screen[None]):
             self.notify("Read-only mode: starting runs is disabled.", severity="warning")
             return
         reason = unavailable_reason(booking)
-        if booking.active_run_id and str(booking.status) == BookingStatus.completed.value:
+        if booking.active_run_id and _busy(booking):
             self.notify(
-                f"{safe(booking.booking_id)} is busy with {safe(booking.active_run_id)}.",
-                severity="warning",
+                f"{safe(booking.booking_id)} is busy with {safe(booking.active_run_id)}: "
+                "opening that run.",
                 markup=False,
             )
+            self.post_message(self.RunChosen(booking.active_run_id))
             return
         if reason is not None:
             self.notify(
