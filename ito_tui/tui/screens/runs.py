@@ -117,6 +117,7 @@ class RunsScreen(Screen[None]):
         self._timer: Timer | None = None
         self.fetches = 0
         self._failures = 0
+        self._caption_text = ""
 
     def compose(self) -> ComposeResult:
         session = shell(self).session
@@ -166,9 +167,8 @@ class RunsScreen(Screen[None]):
             return
         if event.state == WorkerState.ERROR:
             self._failures += 1
-            self.query_one("#runs-caption", Static).update(
-                Text(f"Could not refresh: {safe(str(event.worker.error))} — retrying")
-            )
+            self._caption_text = f"Could not refresh: {safe(str(event.worker.error))} — retrying"
+            self.query_one("#runs-caption", Static).update(Text(self._caption_text))
             if self._failures == 1:
                 forward_failure(self, event)  # the app's sink once; no toast per poll
         else:
@@ -215,7 +215,9 @@ class RunsScreen(Screen[None]):
         text = f"filter: {self.state_filter or 'all'} (s) · {shown} of {len(self.runs)} runs"
         if waiting:
             text += f" · {waiting} waiting for approval"
-        self.query_one("#runs-caption", Static).update(Text(text))
+        if text != self._caption_text:  # an unchanged caption is not repainted
+            self._caption_text = text
+            self.query_one("#runs-caption", Static).update(Text(text))
 
     def selected_run_id(self) -> str | None:
         table = self.query_one(DataTable)
