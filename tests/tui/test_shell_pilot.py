@@ -18,6 +18,7 @@ from textual.widgets import Button, DataTable, Input
 from ito_tui import auth
 from ito_tui.client import ItoClient, RetryPolicy
 from ito_tui.tui import ItoApp, make_app
+from ito_tui.tui.screens import spec_form
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.capability import CapabilityScreen
 from ito_tui.tui.screens.confirm_submit import ConfirmSubmitModal
@@ -155,7 +156,7 @@ async def test_scaffold_backend_names_the_missing_runs_create(sim_factory: Any) 
 
 
 async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_run(
-    sim_factory: Any,
+    sim_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A slow pre-flight keeps the first POST in flight while the second press lands.
     sim = sim_factory(preflight_delay_s=0.5)
@@ -178,6 +179,8 @@ async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_ru
         await pilot.pause(0.2)
         assert not isinstance(app.screen, ConfirmSubmitModal)
 
+        # A long debounce holds the new request back, so the stale state can be seen.
+        monkeypatch.setattr(spec_form, "DEBOUNCE_S", 1.5)
         await fill(pilot, form, model_size="1.5B")
         assert form.query_one(EstimatePanel).stale, "the old estimate is marked stale"
         assert form.query_one("#spec-submit", Button).disabled
