@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import (
@@ -21,7 +21,11 @@ API_VERSION = "v1"
 def _quantize_cents(value: Decimal) -> Decimal:
     if not value.is_finite():
         raise ValueError("money must be a finite decimal")
-    return value.quantize(Decimal("0.01"))
+    try:
+        return value.quantize(Decimal("0.01"))
+    except InvalidOperation:
+        # More digits than the decimal context holds: a validation error, not a crash.
+        raise ValueError("money has too many digits") from None
 
 
 Money = Annotated[
