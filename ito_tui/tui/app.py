@@ -153,7 +153,10 @@ class ItoApp(App[None]):
     def _login_needed(self, event: ConnectScreen.LoginNeeded) -> None:
         self.session.capabilities = event.capabilities
         self.set_connection("live")
-        self.push_screen(LoginModal(event.reason), callback=self._after_login)
+        self.push_screen(
+            LoginModal(event.reason, keyring_problem=event.keyring_problem),
+            callback=self._after_login,
+        )
 
     def _after_login(self, operator: str | None) -> None:
         if operator is None:

@@ -43,6 +43,7 @@ class ConnectScreen(Screen[None]):
 
         capabilities: Capabilities
         reason: str
+        keyring_problem: str | None = None
 
     def compose(self) -> ComposeResult:
         session = shell(self).session
@@ -84,7 +85,7 @@ class ConnectScreen(Screen[None]):
         try:
             who = await client.whoami()
         except AuthError as exc:
-            self.post_message(self.LoginNeeded(capabilities, keyring_problem or str(exc)))
+            self.post_message(self.LoginNeeded(capabilities, str(exc), keyring_problem))
             return
         active = 0
         if capabilities.has("runs.read"):

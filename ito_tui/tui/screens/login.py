@@ -12,7 +12,7 @@ import asyncio
 from pydantic import SecretStr
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
@@ -25,6 +25,7 @@ class LoginModal(ModalScreen[str | None]):
     """Dismisses with the operator name once the backend accepted the token, else None."""
 
     CSS_PATH = "login.tcss"
+    AUTO_FOCUS = "#login-token"
 
     BINDINGS = [
         Binding(
@@ -36,18 +37,21 @@ class LoginModal(ModalScreen[str | None]):
         ),
     ]
 
-    def __init__(self, reason: str = "") -> None:
+    def __init__(self, reason: str = "", *, keyring_problem: str | None = None) -> None:
         super().__init__()
         self.reason = reason
+        self.keyring_problem = keyring_problem
 
     def compose(self) -> ComposeResult:
         session = shell(self).session
+        kept = session.token.persistent and not self.keyring_problem
         where = (
             "It is kept in your OS keyring (service ito-tui) and never shown."
-            if session.token.persistent
-            else "It is kept in memory for this session only."
+            if kept
+            else "It is kept in memory for this session only and never shown."
         )
-        with Vertical(id="login-box", classes="dialog"):
+        # Scrolls, so the field and buttons stay reachable at 80×24 under a long reason.
+        with VerticalScroll(id="login-box", classes="dialog"):
             yield Static(
                 Content.assemble(("Log in to ", "bold"), (session.backend_host, "bold $primary")),
                 id="login-title",
@@ -55,16 +59,23 @@ class LoginModal(ModalScreen[str | None]):
             if self.reason:
                 yield Static(Content.styled(safe(self.reason), "$warning"), id="login-reason")
             yield Static(Content(f"Paste your operator token. {where}"), id="login-help")
-            yield Input(
+            token = Input(
                 password=True,
                 placeholder="operator token",
                 id="login-token",
                 select_on_focus=False,
             )
+            token.cursor_blink = False
+            yield token
             yield Static("", id="login-error")
             with Horizontal(id="login-buttons", classes="dialog-buttons"):
                 yield Button("Log in", id="login-submit", variant="primary")
                 yield Button("Cancel", id="login-cancel")
+            if self.keyring_problem:
+                yield Static(
+                    Content.styled(safe(self.keyring_problem), "$text-muted"),
+                    id="login-keyring",
+                )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -115,8 +126,10 @@ class LoginModal(ModalScreen[str | None]):
             # keyring may block on D-Bus: a thread, never the event loop.
             await asyncio.to_thread(cell.save, token)
         except (KeyringUnavailable, ValueError) as exc:
+            # The cause only: the remedies were on the modal already.
+            cause = exc.cause if isinstance(exc, KeyringUnavailable) else str(exc)
             self.app.notify(
-                f"Logged in for this session only: {exc}",
+                f"Logged in for this session only (the token is not stored): {cause}.",
                 severity="warning",
                 timeout=10,
                 markup=False,
