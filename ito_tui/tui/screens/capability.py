@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
@@ -29,6 +29,7 @@ class CapabilityScreen(Screen[None]):
     """Names the missing capability; offers going back or quitting, never a substitute."""
 
     CSS_PATH = "capability.tcss"
+    AUTO_FOCUS = "Button"
 
     BINDINGS = [
         Binding(
@@ -60,7 +61,7 @@ class CapabilityScreen(Screen[None]):
             demo=session.demo,
             title="Not available",
         )
-        with Vertical(id="capability-box", classes="message-box"):
+        with VerticalScroll(id="capability-box", classes="message-box"):
             yield Static(
                 Content.assemble(("Missing capability: ", "bold"), (name, "bold $needs-human")),
                 id="capability-title",

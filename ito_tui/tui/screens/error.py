@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
@@ -26,6 +26,7 @@ class ErrorScreen(Screen[None]):
     """
 
     CSS_PATH = "error.tcss"
+    AUTO_FOCUS = "#retry"
 
     BINDINGS = [
         Binding(
@@ -59,7 +60,7 @@ class ErrorScreen(Screen[None]):
             connection="offline",
             demo=session.demo,
         )
-        with Vertical(id="error-box", classes="message-box"):
+        with VerticalScroll(id="error-box", classes="message-box"):
             yield Static(Content.styled(safe(self.error_title), "bold $error"), id="error-title")
             yield Static(
                 Content.assemble(
