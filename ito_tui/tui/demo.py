@@ -39,6 +39,12 @@ DEMO_SPEED = 3600.0
 Mirrors `ito_tui.desk_sim.config.DEMO_SPEED` (the TUI may not import the simulator;
 a test checks the two agree)."""
 
+DEMO_APPROVAL_SPEED = 80.0
+"""While a proposal waits for a person, the demo's clock runs this slow: the
+simulator's 4 simulated hours of proposal lifetime become 3 wall minutes, time
+enough to read the evidence before it expires. Approving promptly keeps the
+showcase at about four minutes."""
+
 START_TIMEOUT_S = 30.0
 _LISTENING = re.compile(r"listening on (http://[\w.\-]+:(\d+))")
 
@@ -71,6 +77,7 @@ class SimulatorChild:
             "--host", "127.0.0.1", "--port", "0",
             "--db", str(self.workdir / "desk.sqlite3"),
             "--scenario", self.scenario, "--speed", f"{self.speed:g}",
+            "--approval-speed", f"{min(self.speed, DEMO_APPROVAL_SPEED):g}",
         ]  # fmt: skip
         log = self.log_path.open("w", encoding="utf-8")
         # A new session: the terminal's Ctrl+C and SIGHUP reach us, not the child,
@@ -169,9 +176,8 @@ def _install_stop_handlers(child: SimulatorChild) -> Callable[[], None]:
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         child.stop()
-        # Then die of the same signal, as if we had not caught it.
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        # Unwind (the TUI restores the terminal on the way out), exiting as 128 + signal.
+        raise SystemExit(128 + signum)
 
     for sig in (signal.SIGHUP, signal.SIGTERM):
         with contextlib.suppress(ValueError, OSError):  # not the main thread
