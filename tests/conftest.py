@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import uvicorn
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from ito_tui.desk_sim import SimConfig, create_app
 
@@ -37,7 +38,7 @@ class SimHandle:
 class ServerThread:
     """uvicorn serving one app in a background thread with its own event loop."""
 
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         config = uvicorn.Config(
             app,
             host="127.0.0.1",
@@ -96,3 +97,19 @@ def sim_factory(tmp_path: Any) -> Iterator[Callable[..., SimHandle]]:
 def sim(sim_factory: Callable[..., SimHandle]) -> SimHandle:
     """A running simulated backend: scenario `happy`, high speed, alice:s3cret and bob:hunter2."""
     return sim_factory()
+
+
+@pytest.fixture
+def serve_asgi() -> Iterator[Callable[[ASGIApp], str]]:
+    """Serve any ASGI app (e.g. a deliberately broken backend) on 127.0.0.1; returns its URL."""
+    running: list[ServerThread] = []
+
+    def start(app: ASGIApp) -> str:
+        server = ServerThread(app)
+        port = server.start()
+        running.append(server)
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for server in running:
+        server.stop()

@@ -7,7 +7,7 @@ import json
 import secrets
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from ito_tui.contract import (
@@ -60,6 +60,21 @@ def summary_of(run: dict[str, Any]) -> dict[str, Any]:
     ).model_dump(mode="json")
 
 
+def runs_create_wired(desk: DeskDep) -> None:
+    """In scaffold mode `runs.create` is not wired: 501 before the body is even validated.
+
+    A dependency rather than a check in the handler, because FastAPI solves
+    dependencies before it validates the body: a scaffold backend must say 501
+    whatever it was sent, as the real scaffold does (API.md, "not wired yet").
+    """
+    if desk.config.mode == "scaffold":
+        raise ApiError(
+            "capability.not_implemented",
+            "starting runs is not wired on this backend yet",
+            capability="runs.create",
+        )
+
+
 def live_engine(desk: Desk, run_id: str) -> Engine:
     engine = desk.engine(run_id)
     if engine is None:
@@ -70,18 +85,13 @@ def live_engine(desk: Desk, run_id: str) -> Engine:
 @router.post("/v1/runs", response_model=Run, status_code=202)
 async def create_run(
     request: Request,
-    spec: TrainingSpec,
     desk: DeskDep,
     operator: Operator,
+    _wired: Annotated[None, Depends(runs_create_wired)],
+    spec: TrainingSpec,
     _key: IdemKey = None,
 ) -> Response:
     """Pre-flight the spec and start a run on a completed booking (202 + `Location`)."""
-    if desk.config.mode == "scaffold":
-        raise ApiError(
-            "capability.not_implemented",
-            "starting runs is not wired on this backend yet",
-            capability="runs.create",
-        )
 
     async def action(receipt: Receipt) -> Response:
         booking = desk.booking(spec.booking_id)
