@@ -61,6 +61,7 @@ def test_ito_config_file_overrides_the_location(
         Settings.load()
 
 
+@pytest.mark.faults
 def test_a_token_is_never_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not any("token" in name for name in Settings.model_fields)
     write(config_file_path(), 'token = "s3cret"\n')

@@ -11,6 +11,8 @@ import pytest
 from ito_tui import logs, paths
 from ito_tui.config import Settings
 
+pytestmark = pytest.mark.faults
+
 
 @pytest.fixture
 def logfile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

@@ -55,6 +55,7 @@ def test_refused_submission_exits_9_with_the_reason(cli, sim, as_alice) -> None:
     assert json.loads(cli("runs", "--json").out) == []
 
 
+@pytest.mark.faults
 def test_rejected_token_exits_7(cli, sim, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
     monkeypatch.setenv("ITO_TOKEN", "not-the-token-42")
@@ -79,6 +80,7 @@ def test_unreachable_backend_exits_8(cli, monkeypatch: pytest.MonkeyPatch) -> No
     assert "unreachable" in r.err
 
 
+@pytest.mark.faults
 def test_plain_http_to_a_remote_host_is_a_usage_error(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ITO_TOKEN", "whatever")
     r = cli("runs", "--backend", "http://ito.example.com")
@@ -93,6 +95,7 @@ def test_sim_flags_are_only_sent_to_a_simulated_backend(cli, sim_factory, as_ali
     assert "ignored" in r.err and "not simulated" in r.err
 
 
+@pytest.mark.faults
 def test_backend_strings_are_printed_visibly(
     cli, sim_factory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

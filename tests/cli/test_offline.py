@@ -46,6 +46,7 @@ def test_every_subcommand_has_help_with_examples(cli) -> None:
         assert "examples:" in r.out, name
 
 
+@pytest.mark.faults
 def test_no_option_anywhere_takes_a_token() -> None:
     parser = build_parser()
     parsers = [parser, *_subparsers(parser).values()]
@@ -108,12 +109,14 @@ def test_styles_only_when_colour_is_on() -> None:
     assert coloured.style("x", "red") == "\x1b[31mx\x1b[0m"
 
 
+@pytest.mark.faults
 def test_safe_shows_control_characters() -> None:
     shown = safe("ok\x1b]0;pwned\x07\x9b2J")
     assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
     assert shown.startswith("ok")
 
 
+@pytest.mark.faults
 def test_json_output_is_ascii_escaped() -> None:
     buf = io.StringIO()
     Output(buf, io.StringIO(), environ={}).json({"s": "a\x1b[31m\x7f\x9b"})
@@ -192,6 +195,7 @@ def test_every_json_option_names_its_schema_in_the_contract(cli) -> None:
     assert named == 6  # whoami, bookings, estimate, runs, status, proposals
 
 
+@pytest.mark.faults
 def test_a_token_in_the_settings_file_is_refused(cli, isolated_home) -> None:
     config = isolated_home / "config" / "ito-tui" / "config.toml"
     config.write_text('token = "leaky-123"\n')

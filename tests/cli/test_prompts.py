@@ -41,6 +41,7 @@ def test_train_asks_and_submits_only_on_yes(cli, backend, tty) -> None:
     assert len(_runs(cli)) == 1
 
 
+@pytest.mark.faults
 def test_decisions_need_the_typed_word(cli, backend, tty) -> None:
     run_id = cli("train", *SPEC, "--yes", "--scenario", "loss-spike").out.split()[-1]
     prop = wait_for_proposal(cli, run_id)
@@ -71,6 +72,7 @@ class _TtyIn(io.StringIO):
         return True
 
 
+@pytest.mark.faults
 def test_secret_is_read_without_echo_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     import getpass
 

@@ -114,6 +114,7 @@ def _files_under(root: Path) -> Iterator[Path]:
             yield path
 
 
+@pytest.mark.faults
 def test_token_hygiene(backend_proc: Backend, isolated_home: Path) -> None:
     """A known token never shows up in argv, output, --json, logs or config files."""
     env = subprocess_env(ITO_TOKEN=KNOWN_TOKEN, ITO_LOG_LEVEL="DEBUG")
@@ -178,6 +179,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.faults
 def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path) -> None:
     """SIGKILL the backend twice mid-run: `watch --json` still prints seq 1..N once each."""
     port = str(_free_port())

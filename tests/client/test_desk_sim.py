@@ -99,6 +99,7 @@ async def test_typed_read_paths(client: ItoClient) -> None:
         await client.run("run_does_not_exist")
 
 
+@pytest.mark.faults
 async def test_wrong_token_is_auth_error(happy_sim: SimProcess) -> None:
     async with sim_client(happy_sim.url, token="wrong") as c:
         with pytest.raises(AuthError):
@@ -150,6 +151,7 @@ async def test_scaffold_mode_reports_missing_capability(tmp_path: Path) -> None:
         sim.kill()
 
 
+@pytest.mark.faults
 async def test_sigkill_restarts_mid_run_lose_and_repeat_nothing(tmp_path: Path) -> None:
     """SIGKILL the backend several times mid-run: the consumer still sees every seq once."""
     sim = SimProcess(
@@ -189,6 +191,7 @@ async def test_sigkill_restarts_mid_run_lose_and_repeat_nothing(tmp_path: Path) 
         sim.kill()
 
 
+@pytest.mark.faults
 async def test_proxy_drops_and_stalls_mid_run(tmp_path: Path) -> None:
     """Through a proxy that resets and freezes connections, the stream stays exactly-once."""
     sim = SimProcess(tmp_path / "sim.db", speed=4000, scenario="happy", heartbeat=0.2)

@@ -12,6 +12,8 @@ from ito_tui.client import MAX_JSON_BODY_BYTES, MAX_SSE_LINE_BYTES, ItoClient, P
 from .fakeserver import Conn, FakeServer, Received
 from .sserun import SSE_HEADERS
 
+pytestmark = pytest.mark.faults
+
 SENT_BYTES = 48 * 1024 * 1024
 CHUNK = 64 * 1024
 

@@ -22,6 +22,8 @@ from ito_tui.client import BackendUnavailable, ItoClient, TransportPolicyError, 
 from .conftest import make_client
 from .fakeserver import FakeServer
 
+pytestmark = pytest.mark.faults
+
 
 @pytest.fixture
 def no_network(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:

@@ -21,6 +21,8 @@ from . import samples
 from .conftest import TOKEN, make_client
 from .fakeserver import Conn, FakeServer, Received
 
+pytestmark = pytest.mark.faults
+
 
 def serve(
     server: FakeServer,

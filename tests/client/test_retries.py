@@ -17,6 +17,8 @@ from . import samples
 from .conftest import make_client
 from .fakeserver import Conn, FakeServer, Received
 
+pytestmark = pytest.mark.faults
+
 SPEC = TrainingSpec.model_validate(samples.SPEC)
 
 

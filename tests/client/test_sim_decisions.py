@@ -12,6 +12,8 @@ from pydantic import SecretStr
 from ito_tui.client import Conflict, ItoClient, RetryPolicy, StreamPolicy, ValidationFailed
 from ito_tui.contract import EventBase, Proposal, TrainingSpec
 
+pytestmark = pytest.mark.faults
+
 RETRY = RetryPolicy(max_attempts=3, backoff_base_s=0.02, backoff_max_s=0.1)
 STREAM = StreamPolicy(reconnect_base_s=0.02, reconnect_max_s=0.2)
 

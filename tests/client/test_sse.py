@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from ito_tui.client.sse import SSEDecoder, SSELineTooLong, SSEMessage
 
+pytestmark = pytest.mark.faults
+
 STREAM = (
     b"\xef\xbb\xbfretry: 2500\r\n\r\n"
     b": keepalive\n\n"

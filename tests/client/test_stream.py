@@ -35,6 +35,8 @@ from .sserun import (
     status,
 )
 
+pytestmark = pytest.mark.faults
+
 
 async def collect(client: ItoClient, run_id: str = "run_1", **kw: object) -> list[EventBase]:
     out: list[EventBase] = []

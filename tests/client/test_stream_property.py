@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,8 @@ from .sserun import (
     replay_from,
     status,
 )
+
+pytestmark = pytest.mark.faults
 
 N = 12
 

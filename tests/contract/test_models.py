@@ -144,6 +144,7 @@ def test_known_event_with_unknown_fields_parses() -> None:
     assert event.kind == "stages"
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize(
     ("raw", "field"),
     [

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ito_tui.contract import EVENT_CLASSES, EventBase, EventParseError, parse_event
+
+pytestmark = pytest.mark.faults
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -12,7 +12,7 @@ from simproc import SimProcess
 
 from .helpers import REFERENCE_SPEC, read_events, seqs, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.faults]
 
 KEY = {"Idempotency-Key": "5b0c1c7e-2f51-4a8e-9d3b-6a1f0c2d9e11"}
 

@@ -7,9 +7,12 @@ import uuid
 from typing import Any
 
 import httpx
+import pytest
 from conftest import SimHandle
 
 from .helpers import REFERENCE_SPEC, create_run, spec, wait_for
+
+pytestmark = pytest.mark.faults
 
 
 def test_same_key_and_body_replays_the_stored_response(sim: SimHandle) -> None:

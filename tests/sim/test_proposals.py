@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from conftest import SimHandle
 
 from ito_tui.contract import Problem, Proposal, parse_event
@@ -81,6 +82,7 @@ def test_rejected_rollback_lets_the_run_continue_without_rewinding(sim_factory: 
         assert missing.status_code == 404 and missing.json()["code"] == "proposal.not_found"
 
 
+@pytest.mark.faults
 def test_an_unanswered_proposal_expires_and_then_cannot_be_decided(sim_factory: Any) -> None:
     handle: SimHandle = sim_factory(
         scenario="loss-spike", approval_speed=4000.0, proposal_ttl_s=2000.0

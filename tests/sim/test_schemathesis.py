@@ -15,6 +15,8 @@ from schemathesis import checks
 
 from ito_tui.desk_sim import SimConfig, create_app, openapi_document
 
+pytestmark = pytest.mark.faults
+
 MAX_EXAMPLES = int(os.environ.get("ITO_SCHEMATHESIS_EXAMPLES", "12"))
 """Examples per operation; raise it for a deeper run (the default keeps this under ~15 s)."""
 

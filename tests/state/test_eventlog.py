@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from ito_tui.contract import make_event
 from ito_tui.state import EventLog, RunTracker, describe
 
@@ -61,6 +63,7 @@ def test_summaries_are_human_and_single_line() -> None:
     assert all("\n" not in t for t in by_type.values())
 
 
+@pytest.mark.faults
 def test_unknown_events_are_shown_raw_with_escapes_made_visible() -> None:
     e = make_event(
         "evil.event", seq=1, run_id=RUN_ID, ts=T0, data={"msg": "\x1b]0;pwned\x07\r\nnext\x9b2J"}
@@ -71,6 +74,7 @@ def test_unknown_events_are_shown_raw_with_escapes_made_visible() -> None:
     assert "pwned" in text
 
 
+@pytest.mark.faults
 def test_backend_strings_in_known_events_are_defanged() -> None:
     e = make_event(
         "stage.failed",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,8 @@ from ito_tui.contract import EVENT_PAYLOADS, STAGE_ORDER, EventBase, make_event
 from ito_tui.state import MAX_CHECKPOINTS, MAX_HISTORY, RunState, RunTracker
 
 from .sequence import RUN_ID, T0, gate, proposal, run_snapshot, showcase, spend, telemetry_data
+
+pytestmark = pytest.mark.faults
 
 CLEAN = showcase()
 CLEAN_STATE = RunState.empty(RUN_ID)

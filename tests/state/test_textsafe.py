@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ito_tui.textsafe import one_line, visible
+
+pytestmark = pytest.mark.faults
 
 
 def test_escape_sequences_become_visible() -> None:

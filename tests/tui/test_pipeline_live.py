@@ -84,6 +84,7 @@ async def test_showcase_stages_pass_in_order(sim_factory: Callable[..., Any], tm
         assert kinds[-1] == "run_end"
 
 
+@pytest.mark.faults
 async def test_gate_fail_banner_and_no_way_past(sim_factory: Callable[..., Any], tmp_path: Path):
     sim = sim_factory(scenario="gate-fail", speed=SPEED)
     run_id = await start_run(sim.url, "gate-fail")
@@ -115,6 +116,7 @@ async def test_gate_fail_banner_and_no_way_past(sim_factory: Callable[..., Any],
         assert screen.check_action("cancel_run", ()) is False
 
 
+@pytest.mark.faults
 async def test_loss_spike_modal_is_human_gated(sim_factory: Callable[..., Any], tmp_path: Path):
     sim = sim_factory(scenario="loss-spike", speed=SPEED, approval_speed=APPROVAL_SPEED)
     run_id = await start_run(sim.url, "loss-spike")
@@ -178,6 +180,7 @@ async def test_loss_spike_modal_is_human_gated(sim_factory: Callable[..., Any], 
         )
 
 
+@pytest.mark.faults
 async def test_read_only_offers_no_decision(sim_factory: Callable[..., Any], tmp_path: Path):
     sim = sim_factory(scenario="loss-spike", speed=SPEED, approval_speed=APPROVAL_SPEED)
     run_id = await start_run(sim.url, "loss-spike")
@@ -196,6 +199,7 @@ async def test_read_only_offers_no_decision(sim_factory: Callable[..., Any], tmp
         assert pipeline_of(app).check_action("cancel_run", ()) is False
 
 
+@pytest.mark.faults
 async def test_two_operators_decide_at_once(sim_factory: Callable[..., Any], tmp_path: Path):
     sim = sim_factory(scenario="loss-spike", speed=SPEED, approval_speed=APPROVAL_SPEED)
     run_id = await start_run(sim.url, "loss-spike")
@@ -239,6 +243,7 @@ async def test_two_operators_decide_at_once(sim_factory: Callable[..., Any], tmp
         ).has_class("-hidden")
 
 
+@pytest.mark.faults
 async def test_stream_survives_backend_restart(tmp_path: Path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -6,6 +6,7 @@ from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from textual.widgets import Button, Input
 
 from ito_tui.client.errors import BackendUnavailable
@@ -81,6 +82,7 @@ def test_alert_channels_can_be_switched_off() -> None:
     assert calls == ["toast"] and app.title == "" and alerter.title is None
 
 
+@pytest.mark.faults
 async def test_unknown_and_hostile_events_are_shown_raw() -> None:
     script = pretrain_script(up_to_step=40)
     script.add("weird.new_type", {"note": "[b]lit[/b] \x1b]2;pwned\x07"})
@@ -95,6 +97,7 @@ async def test_unknown_and_hostile_events_are_shown_raw() -> None:
         assert "\x1b" not in rendered and "\x07" not in rendered
 
 
+@pytest.mark.faults
 async def test_decision_retry_reuses_its_idempotency_key() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)
     failures = [BackendUnavailable("backend unavailable")]
@@ -136,6 +139,7 @@ async def test_comment_is_sent_with_the_decision() -> None:
         assert client.decisions[0][:3] == ("reject", "prop_91c2", "bad shard 0417")
 
 
+@pytest.mark.faults
 async def test_expired_proposal_says_so_and_sends_nothing_more() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)
     app = RunScreensHarness(client, PipelineScreen(RUN_ID))

@@ -35,6 +35,7 @@ def test_demo_speed_matches_the_simulator() -> None:
     assert DEMO_SPEED == SIM_DEMO_SPEED
 
 
+@pytest.mark.faults
 def test_child_simulator_answers_keeps_the_token_out_of_argv_and_stops() -> None:
     child = SimulatorChild("happy", 600.0, "alice")
     url = child.start()

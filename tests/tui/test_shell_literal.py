@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ito_tui.tui import make_app
 from ito_tui.tui.screens.bookings import BookingsScreen
 
 from .shell_fakes import NOW, FakeShellClient
 from .shell_helpers import isolated_user_dirs, screen_text, settings, wait_for  # noqa: F401
+
+pytestmark = pytest.mark.faults
 
 HOSTILE = "[b]evil[/b]\x1b]52;c;QUJD\x07"
 

@@ -85,6 +85,7 @@ async def fresh_estimate(pilot: Any, form: SpecFormScreen) -> EstimatePanel:
     return panel
 
 
+@pytest.mark.faults
 async def test_login_flow_keeps_the_token_in_the_keyring_only(
     sim: Any,
     memory_keyring: MemoryKeyring,  # noqa: F811  (the fixture imported above)
