@@ -85,11 +85,13 @@ class StageList(Widget, can_focus=True):
         ),
     ]
 
-    stages: reactive[tuple[Stage, ...]] = reactive(tuple, always_update=True)
+    # These three repaint through `_repaint_if_changed`: the pipeline assigns them on every
+    # flush, and a repaint rewrites every row of the list to the terminal.
+    stages: reactive[tuple[Stage, ...]] = reactive(tuple, always_update=True, repaint=False)
     """The run's stages (the list always shows all nine in order)."""
-    current: reactive[str | None] = reactive(None)
+    current: reactive[str | None] = reactive(None, repaint=False)
     """The run's current stage name."""
-    now: reactive[datetime | None] = reactive(None)
+    now: reactive[datetime | None] = reactive(None, repaint=False)
     """The latest event time: running stages' elapsed time is measured up to it."""
     cursor: reactive[int] = reactive(0, init=False)
     """Index of the selected stage."""
@@ -106,8 +108,30 @@ class StageList(Widget, can_focus=True):
         if height != self._height:
             self._height = height
             self.refresh(layout=True)
+        self._repaint_if_changed()
+
+    def watch_current(self) -> None:
+        self._repaint_if_changed()
+
+    def watch_now(self) -> None:
+        self._repaint_if_changed()
 
     _height = 0
+    _drawn: tuple[object, ...] | None = None
+
+    def _draw_key(self) -> tuple[object, ...]:
+        """What `render` would show, as plain text (styles follow from the same fields)."""
+        width = max(20, self.content_region.width or self.size.width - 2)
+        rows = [
+            line.plain
+            for i, stage in enumerate(full_stage_list(self.stages))
+            for line in self._stage_lines(stage, width, i == self.cursor)
+        ]
+        return (self.size, self.cursor, tuple(rows))
+
+    def _repaint_if_changed(self) -> None:
+        if self.is_mounted and self._drawn != self._draw_key():
+            self.refresh()
 
     def action_cursor(self, delta: int) -> None:
         self.cursor = max(0, min(len(STAGE_ORDER) - 1, self.cursor + delta))
@@ -144,6 +168,7 @@ class StageList(Widget, can_focus=True):
         lines: list[Text] = []
         for i, stage in enumerate(full_stage_list(self.stages)):
             lines.extend(self._stage_lines(stage, width, i == self.cursor))
+        self._drawn = (self.size, self.cursor, tuple(line.plain for line in lines))
         return Text("\n").join(lines)
 
     def _stage_lines(self, stage: Stage, width: int, selected: bool) -> list[Text]:
