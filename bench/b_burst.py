@@ -9,7 +9,7 @@ from .stats import summary
 
 
 def run(ctx: Context) -> list[Record]:
-    f = measure_live(ctx, 10.0, ctx.count(5, 1), ctx.pick(20.0, 3.0))
+    f = measure_live(ctx, 10.0, ctx.count(5, 1), ctx.pick(15.0, 3.0))
     cpu, base = summary(f.cpu_ito), summary(f.cpu_base)
     return [
         Record(

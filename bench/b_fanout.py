@@ -16,7 +16,7 @@ from datetime import datetime
 from urllib.parse import urlsplit
 
 from .context import Backend, Context, backend
-from .live import create_run, get_run
+from .live import cancel_run, create_run, get_run, wait_stage
 from .record import Record
 from .stats import percentile, summary
 
@@ -91,16 +91,18 @@ async def _round(be: Backend, run_id: str, watchers: int, seconds: float) -> lis
 
 def run(ctx: Context) -> list[Record]:
     rounds = ctx.count(5, 1)
-    seconds = ctx.pick(10.0, 3.0)
+    seconds = ctx.pick(8.0, 3.0)
     p99: dict[int, list[float]] = {1: [], 100: []}
     counts: dict[int, int] = {1: 0, 100: 0}
     with backend(speed=SPEED, scenario="happy") as be:
-        run_id = create_run(be)
-        time.sleep(1.0)
+        run_id = ""
         for r in range(rounds):
-            if get_run(be, run_id).get("terminal"):
-                run_id = create_run(be)
-                time.sleep(1.0)
+            # A fresh run per round, in pretrain (a steady stream of telemetry); the last
+            # one is cancelled first so only one run makes events.
+            if run_id:
+                cancel_run(be, run_id)
+            run_id = create_run(be)
+            wait_stage(be, run_id, "pretrain", timeout=60)
             for n in (1, 100) if r % 2 == 0 else (100, 1):
                 lags = asyncio.run(_round(be, run_id, n, seconds))
                 if not lags:

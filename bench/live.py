@@ -61,6 +61,16 @@ def create_run(be: Backend, *, scenario: str | None = None, time_scale: float | 
         raise RuntimeError(f"POST /v1/runs refused everywhere; last: {last}")
 
 
+def cancel_run(be: Backend, run_id: str) -> None:
+    """Cancel a run (no error if it already ended)."""
+    with _client(be) as c:
+        c.post(
+            f"/v1/runs/{run_id}/cancel",
+            json={"reason": "benchmark round over"},
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+        )
+
+
 def get_run(be: Backend, run_id: str) -> dict[str, Any]:
     with _client(be) as c:
         r = c.get(f"/v1/runs/{run_id}")
