@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -72,26 +73,43 @@ class ConnectScreen(Screen[None]):
         self.run_worker(self._connect(), group="connect", exclusive=True, exit_on_error=False)
 
     async def _connect(self) -> None:
-        from ito_tui.client import AuthError
-
         app = shell(self)
         token = app.session.token
-        keyring_problem = None
-        if not token.loaded:
-            # The keyring may block on D-Bus: read it off the event loop.
-            keyring_problem = await asyncio.to_thread(_load_quietly, token.load)
+        # Off the event loop and side by side: the client's import (httpx is slow to
+        # import) and the keyring read (may block on D-Bus).
+        importing = asyncio.to_thread(importlib.import_module, "ito_tui.client")
+        keyring_problem: str | None = None
+        if token.loaded:
+            await importing
+        else:
+            _, keyring_problem = await asyncio.gather(
+                importing, asyncio.to_thread(_load_quietly, token.load)
+            )
+        from ito_tui.client import AuthError
+
         client = app.client
         capabilities = await client.capabilities(refresh=True)
+
+        async def active_runs() -> int:
+            if not capabilities.has("runs.read"):
+                return 0
+            return sum(1 for run in await client.runs() if str(run.state) not in _TERMINAL)
+
+        login_reason: str | None = None
         try:
-            who = await client.whoami()
-        except AuthError as exc:
-            self.post_message(self.LoginNeeded(capabilities, str(exc), keyring_problem))
+            try:
+                async with asyncio.TaskGroup() as group:
+                    who = group.create_task(client.whoami())
+                    active = group.create_task(active_runs())
+            except* AuthError as errors:
+                login_reason = str(errors.exceptions[0])
+        except ExceptionGroup as errors:
+            # One error for the app's handler, as if the calls had run one by one.
+            raise errors.exceptions[0] from None
+        if login_reason is not None:
+            self.post_message(self.LoginNeeded(capabilities, login_reason, keyring_problem))
             return
-        active = 0
-        if capabilities.has("runs.read"):
-            runs = await client.runs()
-            active = sum(1 for run in runs if str(run.state) not in _TERMINAL)
-        self.post_message(self.Connected(capabilities, who.operator, active))
+        self.post_message(self.Connected(capabilities, who.result().operator, active.result()))
 
 
 _TERMINAL = frozenset({"completed", "failed", "cancelled"})
