@@ -1,0 +1,59 @@
+"""Fixtures of the fault tests: isolated user dirs, and desk_sim behind a tampering layer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FAST_SPEED, TOKENS
+
+from ito_tui.desk_sim import SimConfig, create_app
+
+from .tamper import Tamper
+
+
+@dataclass
+class Tampered:
+    """desk_sim behind `Tamper`, served on 127.0.0.1: `url`, `tamper`, `config`."""
+
+    url: str
+    tamper: Tamper
+    config: SimConfig
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No fault test reads or writes the real config, data, logs or token."""
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.delenv("ITO_TOKEN", raising=False)
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
+    yield
+
+
+@pytest.fixture
+def tampered(tmp_path: Path, serve_asgi: Callable[[Any], str]) -> Callable[..., Tampered]:
+    """Start desk_sim (SimConfig overrides) behind a fresh `Tamper`."""
+    count = 0
+
+    def start(**overrides: Any) -> Tampered:
+        nonlocal count
+        count += 1
+        base = SimConfig(
+            db_path=tmp_path / f"tampered-{count}.db",
+            speed=FAST_SPEED,
+            scenario="happy",
+            tokens=dict(TOKENS),
+            heartbeat_s=1.0,
+            tick_s=0.02,
+        )
+        config = replace(base, **overrides)
+        tamper = Tamper(create_app(config))
+        return Tampered(url=serve_asgi(tamper), tamper=tamper, config=config)
+
+    return start

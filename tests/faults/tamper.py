@@ -1,0 +1,207 @@
+"""A hostile backend built on the real one: desk_sim behind an ASGI layer that misbehaves.
+
+`Tamper(create_app(config))` is served on 127.0.0.1 by the `serve_asgi` fixture, so
+every request is real HTTP and every answer not tampered with is desk_sim's own.
+Per test it can:
+
+- `revoke()` the token: every later request (except capabilities) gets 401
+  `auth.invalid`, as if an administrator revoked it mid-session;
+- `revoke_after_events(n)`: end the event stream after `n` events and revoke;
+- `break_json(pattern, fn)`: rewrite the JSON body of `GET` paths matching `pattern`
+  (a regex) with `fn(obj) -> obj`, e.g. to give a field the wrong type;
+- `poison(fn)`: rewrite every JSON body and every SSE `data:` envelope with `fn`;
+- `event_hook(fn)`: rewrite each SSE envelope (dict) before it is sent.
+
+`requests` records `(method, path, t)` of everything that arrived, so tests can
+prove that a client stopped asking (no retry loop).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+Rewrite = Callable[[Any], Any]
+
+PROBLEM_401 = {
+    "type": "about:blank",
+    "title": "Not authenticated",
+    "status": 401,
+    "detail": "token revoked",
+    "code": "auth.invalid",
+    "request_id": "req_tamper",
+}
+
+
+class Tamper:
+    """ASGI wrapper around a desk_sim app (see module docstring)."""
+
+    def __init__(self, inner: ASGIApp) -> None:
+        self.inner = inner
+        self.revoked_at: float | None = None
+        self.requests: list[tuple[str, str, float]] = []
+        self._breaks: list[tuple[re.Pattern[str], Rewrite]] = []
+        self._poison: Rewrite | None = None
+        self._event_hook: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+        self._revoke_after: int | None = None
+        self.events_sent = 0
+
+    # ------------------------------------------------------------ configuration
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = time.monotonic()
+
+    def revoke_after_events(self, n: int) -> None:
+        self._revoke_after = n
+
+    def break_json(self, pattern: str, fn: Rewrite) -> None:
+        self._breaks.append((re.compile(pattern), fn))
+
+    def poison(self, fn: Rewrite) -> None:
+        self._poison = fn
+
+    def event_hook(self, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+        self._event_hook = fn
+
+    def after_revocation(self) -> list[tuple[str, str, float]]:
+        """Requests that arrived after the token was revoked."""
+        at = self.revoked_at
+        return [] if at is None else [r for r in self.requests if r[2] >= at]
+
+    # ------------------------------------------------------------ ASGI
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.inner(scope, receive, send)
+            return
+        method, path = scope["method"], scope["path"]
+        self.requests.append((method, path, time.monotonic()))
+        if self.revoked_at is not None and path != "/v1/capabilities":
+            body = json.dumps(PROBLEM_401).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/problem+json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"www-authenticate", b'Bearer realm="ito"'),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        rewrites = [fn for pattern, fn in self._breaks if method == "GET" and pattern.search(path)]
+        if self._poison is not None:
+            rewrites.append(self._poison)
+        wants_events = path.endswith("/events")
+        if not rewrites and not (
+            wants_events and (self._event_hook or self._revoke_after is not None)
+        ):
+            await self.inner(scope, receive, send)
+            return
+        await self.inner(scope, receive, _Rewriter(self, send, rewrites).send)
+
+
+class _Rewriter:
+    """Intercepts one response: buffers JSON bodies, rewrites SSE line by line."""
+
+    def __init__(self, tamper: Tamper, send: Send, rewrites: list[Rewrite]) -> None:
+        self.tamper = tamper
+        self.downstream = send
+        self.rewrites = rewrites
+        self.start: Message | None = None
+        self.kind = "other"
+        self.buffer = b""
+        self.done = False
+
+    async def send(self, message: Message) -> None:
+        if self.done:
+            return  # the stream was cut: swallow whatever the inner app still sends
+        if message["type"] == "http.response.start":
+            headers = dict(message.get("headers", []))
+            ctype = headers.get(b"content-type", b"").decode()
+            self.kind = "json" if "json" in ctype else "sse" if "event-stream" in ctype else "other"
+            if self.kind == "json":
+                self.start = message  # sent once the body (and its length) is known
+                return
+            await self.downstream(message)
+            return
+        if message["type"] != "http.response.body":
+            await self.downstream(message)
+            return
+        if self.kind == "json":
+            self.buffer += message.get("body", b"")
+            if message.get("more_body", False):
+                return
+            await self._send_json()
+        elif self.kind == "sse":
+            await self._send_sse(message)
+        else:
+            await self.downstream(message)
+
+    async def _send_json(self) -> None:
+        body = self.buffer
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            obj = None
+        if obj is not None:
+            for fn in self.rewrites:
+                obj = fn(obj)
+            body = json.dumps(obj).encode()
+        assert self.start is not None
+        headers = [
+            (k, v) for k, v in self.start.get("headers", []) if k.lower() != b"content-length"
+        ]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await self.downstream({**self.start, "headers": headers})
+        await self.downstream({"type": "http.response.body", "body": body})
+
+    async def _send_sse(self, message: Message) -> None:
+        self.buffer += message.get("body", b"")
+        more = message.get("more_body", False)
+        out: list[bytes] = []
+        while b"\n" in self.buffer:
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            line = line.rstrip(b"\r")
+            if line.startswith(b"data:"):
+                line = self._rewrite_data(line)
+                if line is None:
+                    continue
+            out.append(line + b"\n")
+            if line == b"" and self._cut_now():
+                await self.downstream(
+                    {"type": "http.response.body", "body": b"".join(out), "more_body": True}
+                )
+                await self.downstream({"type": "http.response.body", "body": b""})
+                self.done = True
+                self.tamper.revoke()
+                return
+        if out or not more:
+            await self.downstream(
+                {"type": "http.response.body", "body": b"".join(out), "more_body": more}
+            )
+
+    def _cut_now(self) -> bool:
+        limit = self.tamper._revoke_after
+        return limit is not None and self.tamper.events_sent >= limit
+
+    def _rewrite_data(self, line: bytes) -> bytes | None:
+        try:
+            envelope = json.loads(line[5:].strip())
+        except ValueError:
+            return line
+        self.tamper.events_sent += 1
+        hook = self.tamper._event_hook
+        if hook is not None:
+            envelope = hook(envelope)
+        for fn in self.rewrites:
+            envelope = fn(envelope)
+        return b"data: " + json.dumps(envelope).encode()
