@@ -87,6 +87,16 @@ class ItoApp(App[None]):
         self._session_mode: str | None = None
         self._session_serial = 0
         super().__init__()
+        # Before the first frame, so it is painted in the chosen theme.
+        for theme in self._themes.themes.values():
+            self.register_theme(theme)
+        wanted = settings.theme
+        if wanted not in self.available_themes:
+            self._themes.notices.append(
+                f"Theme {wanted!r} not found: using {themes.DEFAULT_THEME}."
+            )
+            wanted = themes.DEFAULT_THEME
+        self.theme = wanted
 
     @property
     def client(self) -> ItoClient:
@@ -102,15 +112,6 @@ class ItoApp(App[None]):
         return themes.app_variable_defaults(self.current_theme.to_color_system().generate())
 
     def on_mount(self) -> None:
-        for theme in self._themes.themes.values():
-            self.register_theme(theme)
-        wanted = self.settings.theme
-        if wanted not in self.available_themes:
-            self._themes.notices.append(
-                f"Theme {wanted!r} not found: using {themes.DEFAULT_THEME}."
-            )
-            wanted = themes.DEFAULT_THEME
-        self.theme = wanted
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         for notice in self._themes.notices:
@@ -235,6 +236,10 @@ class ItoApp(App[None]):
             self.push_screen(CapabilityScreen(failure.capability, detail=failure.detail))
         elif failure.login:
             self.push_screen(LoginModal(failure.detail), callback=self._after_login)
+        elif failure.protocol and self.current_mode != CONNECT_MODE:
+            # One endpoint sent malformed data (the message names it and the field): the
+            # session and the rest of the screen stay usable.
+            self.notify(failure.detail, title=failure.title, severity="error", markup=False)
         elif failure.fatal:
             self.set_connection("offline")
             self._show_error(ErrorScreen(failure.title, failure.detail))

@@ -42,6 +42,8 @@ class Failure:
     """The token was rejected: ask for one."""
     capability: str | None = None
     """A capability the backend does not provide: name it and stop the flow."""
+    protocol: bool = False
+    """Malformed data from one endpoint: once connected, name it and keep the screen working."""
 
 
 def describe_failure(error: BaseException) -> Failure:
@@ -65,7 +67,7 @@ def describe_failure(error: BaseException) -> Failure:
     if isinstance(error, TransportPolicyError):
         return Failure("Connection refused by policy", detail, fatal=True)
     if isinstance(error, ProtocolError):
-        return Failure("Backend answered something unexpected", detail, fatal=True)
+        return Failure("Backend answered something unexpected", detail, fatal=True, protocol=True)
     if isinstance(error, ItoError):
         return Failure("Backend error", detail)
     # A bug of ours: say so plainly, without a stack trace on screen (the log has it).

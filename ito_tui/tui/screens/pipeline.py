@@ -23,10 +23,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from ito_tui.client.errors import ProtocolError
 from ito_tui.contract import EventBase, Proposal, Run
 from ito_tui.state import RunState, RunTracker, TelemetryBank
 from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
-from ito_tui.tui.errors import forward_failure
+from ito_tui.tui.errors import WorkerFailed, forward_failure
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.session import shell
@@ -173,7 +174,13 @@ class PipelineScreen(Screen[None]):
         self._mark("strip")
 
     async def _backfill(self) -> None:
-        page = await shell(self).client.telemetry(self.run_id, max_points=BACKFILL_POINTS)
+        try:
+            page = await shell(self).client.telemetry(self.run_id, max_points=BACKFILL_POINTS)
+        except ProtocolError as exc:
+            # A malformed telemetry page costs the charts their history, not the live view:
+            # report it (endpoint and field) and keep following the stream.
+            self.post_message(WorkerFailed(exc))
+            return
         # A fresh bank: after a resync the old history may have gaps or overlaps.
         self.tracker.bank = TelemetryBank()
         self.charts.bank = self.tracker.bank
