@@ -112,6 +112,7 @@ class ItoApp(App[None]):
         return themes.app_variable_defaults(self.current_theme.to_color_system().generate())
 
     def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         for notice in self._themes.notices:
@@ -216,6 +217,11 @@ class ItoApp(App[None]):
     def _runs_screen(self) -> Screen[None] | None:
         return _optional_screen("runs", "RunsScreen")
 
+    def _screen_changed(self, screen: Screen[Any]) -> None:
+        # Screens of the run part build their own header strips: badge them too.
+        for header in screen.query(HeaderStrip):
+            header.read_only = self.session.read_only
+
     def set_connection(self, state: str) -> None:
         """Show `state` in every header strip and remember it for new screens."""
         self.session.connection = state
@@ -224,6 +230,7 @@ class ItoApp(App[None]):
                 header.connection = state
                 header.operator = self.session.operator
                 header.demo = self.session.demo
+                header.read_only = self.session.read_only
 
     # ------------------------------------------------------------ errors
 

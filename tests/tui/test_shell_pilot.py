@@ -280,7 +280,10 @@ async def test_start_screen_is_the_runs_list_when_runs_are_active(sim_factory: A
         )
 
 
-async def test_enter_on_a_busy_booking_opens_the_run_that_holds_it(sim_factory: Any) -> None:
+@pytest.mark.parametrize("read_only", [False, True])
+async def test_enter_on_a_busy_booking_opens_the_run_that_holds_it(
+    sim_factory: Any, read_only: bool
+) -> None:
     from ito_tui.contract import TrainingSpec
 
     sim = sim_factory(speed=1.0)
@@ -296,7 +299,7 @@ async def test_enter_on_a_busy_booking_opens_the_run_that_holds_it(sim_factory: 
     async with client_for(sim.url, SecretStr(sim.token)) as setup:
         run = await setup.create_run(spec, idempotency_key="k-busy")
     client = client_for(sim.url, SecretStr(sim.token))
-    app = make_app(settings(backend_url=sim.url), client, start="bookings")
+    app = make_app(settings(backend_url=sim.url), client, start="bookings", read_only=read_only)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
         app.screen.highlight("bk_h100_4n_ib")
@@ -304,3 +307,6 @@ async def test_enter_on_a_busy_booking_opens_the_run_that_holds_it(sim_factory: 
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "PipelineScreen")
         assert app.screen.run_id == run.run_id  # type: ignore[attr-defined]  # a PipelineScreen
+        await pilot.pause(0.2)
+        assert app.screen.query_one(HeaderStrip).read_only is read_only
+        assert ("READ-ONLY" in screen_text(pilot)) is read_only

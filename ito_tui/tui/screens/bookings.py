@@ -123,6 +123,7 @@ class BookingsScreen(Screen[None]):
             operator=session.operator,
             connection=session.connection,
             demo=session.demo,
+            read_only=session.read_only,
             title="Bookings",
         )
         with Vertical(id="bookings-body"):
@@ -242,8 +243,11 @@ class BookingsScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         booking = self.current()
         if action == "train":
-            if booking is None or shell(self).session.read_only:
+            if booking is None:
                 return False
+            if shell(self).session.read_only:
+                # Watching is allowed: Enter opens the run on a busy booking, nothing else.
+                return _busy(booking)
             if not any(unavailable_reason(b) is None for b in self.bookings):
                 return False  # the empty state: nothing here proceeds
             # Shown but disabled on a booking that cannot take a run (its reason is on
@@ -257,10 +261,6 @@ class BookingsScreen(Screen[None]):
         booking = self.current()
         if booking is None:
             return
-        if shell(self).session.read_only:
-            self.notify("Read-only mode: starting runs is disabled.", severity="warning")
-            return
-        reason = unavailable_reason(booking)
         if booking.active_run_id and _busy(booking):
             self.notify(
                 f"{safe(booking.booking_id)} is busy with {safe(booking.active_run_id)}: "
@@ -269,6 +269,10 @@ class BookingsScreen(Screen[None]):
             )
             self.post_message(self.RunChosen(booking.active_run_id))
             return
+        if shell(self).session.read_only:
+            self.notify("Read-only mode: starting runs is disabled.", severity="warning")
+            return
+        reason = unavailable_reason(booking)
         if reason is not None:
             self.notify(
                 f"Cannot train on this booking: {reason}.", severity="warning", markup=False

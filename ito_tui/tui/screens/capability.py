@@ -59,6 +59,7 @@ class CapabilityScreen(Screen[None]):
             operator=session.operator,
             connection=session.connection,
             demo=session.demo,
+            read_only=session.read_only,
             title="Not available",
         )
         with VerticalScroll(id="capability-box", classes="message-box"):

@@ -59,6 +59,7 @@ class ErrorScreen(Screen[None]):
             operator=session.operator,
             connection="offline",
             demo=session.demo,
+            read_only=session.read_only,
         )
         with VerticalScroll(id="error-box", classes="message-box"):
             yield Static(Content.styled(safe(self.error_title), "bold $error"), id="error-title")

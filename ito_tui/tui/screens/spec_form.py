@@ -106,6 +106,7 @@ class SpecFormScreen(Screen[None]):
             operator=session.operator,
             connection=session.connection,
             demo=session.demo,
+            read_only=session.read_only,
             title="New run",
         )
         b = self.booking

@@ -49,6 +49,7 @@ class HeaderStrip(Widget):
     connection: reactive[str] = reactive("connecting")
     demo: reactive[bool] = reactive(False)
     title: reactive[str] = reactive("")
+    read_only: reactive[bool] = reactive(False)
 
     def __init__(
         self,
@@ -58,6 +59,7 @@ class HeaderStrip(Widget):
         connection: str = "connecting",
         demo: bool = False,
         title: str = "",
+        read_only: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -68,6 +70,7 @@ class HeaderStrip(Widget):
         self.set_reactive(HeaderStrip.connection, connection)
         self.set_reactive(HeaderStrip.demo, demo)
         self.set_reactive(HeaderStrip.title, title)
+        self.set_reactive(HeaderStrip.read_only, read_only)
 
     def render(self) -> Content:
         style, glyph = connection_style(self.connection)
@@ -79,10 +82,15 @@ class HeaderStrip(Widget):
             left += [" · ", (visible(self.operator), "$foreground")]
         left += [" · ", (f"{glyph} {visible(self.connection)}", style)]
         content = Content.assemble(*left)
-        if not self.demo:
+        badges: list[Content] = []
+        if self.read_only:
+            badges.append(Content.styled(" READ-ONLY ", "bold reverse $needs-human"))
+        if self.demo:
+            badges.append(Content.styled(" DEMO ", "bold reverse $demo"))
+        if not badges:
             return content
-        # The badge is never cut off: the rest gives way on a narrow terminal.
-        badge = Content.styled(" DEMO ", "bold reverse $demo")
+        # Badges are never cut off: the rest gives way on a narrow terminal.
+        badge = Content(" ").join(badges)
         room = max(0, self.size.width - badge.cell_length - 1)
         content = content.truncate(room, ellipsis=True, pad=True)
         return Content.assemble(content, " ", badge)
