@@ -21,6 +21,7 @@ from ito_tui.contract import (
     TrainingSpec,
     model_params,
 )
+from ito_tui.textsafe import visible
 
 FIELDS = (
     "booking_id",
@@ -226,7 +227,7 @@ def server_errors(
     messages: dict[str, str] = {}
     for refusal in refusals:
         # The reason only: the estimate panel shows the suggestion beside it.
-        messages.setdefault(field_for_refusal(refusal), refusal.reason)
+        messages.setdefault(field_for_refusal(refusal), visible(refusal.reason))
     for error in errors:
-        messages.setdefault(field_for_error(error) or "", error.msg)
+        messages.setdefault(field_for_error(error) or "", visible(error.msg))
     return messages

@@ -220,7 +220,7 @@ class SpecFormScreen(Screen[None]):
             or refused.get("", "")
         )
         self.query_one("#spec-form-error", Static).update(
-            Content.styled(booking_error, "$error") if booking_error else ""
+            Content.styled(f"✗ {booking_error}", "$error") if booking_error else ""
         )
 
     def submittable(self) -> bool:
@@ -343,7 +343,7 @@ class SpecFormScreen(Screen[None]):
             self._update_submit()
             raise  # the app's error handler names the capability and stops the flow
         except ItoError as exc:
-            self._server[""] = f"Not submitted: {exc}"
+            self._server[""] = f"Not submitted: {safe(exc)}"
         else:
             # Stays `submitting`: this form is done; the app moves on to the run.
             self.post_message(self.RunSubmitted(run))
