@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -12,30 +14,37 @@ from textual.widgets import Static
 from ito_tui.tui.format import safe
 
 
-def binding_rows(app_screen: Screen[object]) -> list[tuple[str, str, str, bool]]:
-    """(keys, description, tooltip, enabled) for the screen's and the app's bindings.
+class KeyRow(NamedTuple):
+    """One line of the help: keys, what they do, and the id to rebind them by."""
 
-    The screen's come first; keys of the focused widget (text editing, cursor
-    movement) are left out: they are the usual ones and would bury the rest.
+    keys: str
+    description: str
+    tooltip: str
+    enabled: bool
+    binding_id: str | None
+
+
+def binding_rows(app_screen: Screen[object]) -> list[KeyRow]:
+    """The screen's and the app's described bindings, the screen's first.
+
+    Keys of the focused widget (text editing, cursor movement) are left out:
+    they are the usual ones and would bury the rest.
     """
     app = app_screen.app
-    rows: dict[tuple[str, str], tuple[str, str, str, bool]] = {}
+    rows: dict[tuple[str, str], KeyRow] = {}
     ordered = sorted(app_screen.active_bindings.values(), key=lambda active: active.node is app)
     for active in ordered:
         binding = active.binding
-        if not binding.description or binding.system:
-            continue
+        if not binding.description or binding.system or binding.id is None:
+            continue  # Textual's own focus/copy keys have no id: they are the usual ones
         if active.node is not app_screen and active.node is not app:
             continue
-        key = app.get_key_display(binding)
+        keys = app.get_key_display(binding)
         entry = rows.get((binding.action, binding.description))
         if entry is not None:
-            key = f"{entry[0]}, {key}"
-        rows[(binding.action, binding.description)] = (
-            key,
-            binding.description,
-            binding.tooltip,
-            active.enabled,
+            keys = f"{entry.keys}, {keys}"
+        rows[(binding.action, binding.description)] = KeyRow(
+            keys, binding.description, binding.tooltip, active.enabled, binding.id
         )
     return list(rows.values())
 
@@ -69,21 +78,23 @@ class HelpScreen(ModalScreen[None]):
             )
             with VerticalScroll(id="help-keys"):
                 lines = []
-                width = max((len(key) for key, *_ in rows), default=4) + 2
-                for key, description, tooltip, enabled in rows:
-                    style = "" if enabled else "$text-disabled"
+                width = max((len(row.keys) for row in rows), default=4) + 2
+                for row in rows:
+                    style = "" if row.enabled else "$text-disabled"
                     lines.append(
                         Content.assemble(
-                            (key.ljust(width), f"bold $accent {style}".strip()),
-                            (description, style),
-                            (f" — {tooltip}" if tooltip else "", "$text-muted"),
-                            ("" if enabled else " (not available now)", "$text-disabled"),
+                            (row.keys.ljust(width), f"bold $accent {style}".strip()),
+                            (row.description, style),
+                            (f" — {row.tooltip}" if row.tooltip else "", "$text-muted"),
+                            ("" if row.enabled else " (not available now)", "$text-disabled"),
+                            (f"  [{row.binding_id}]" if row.binding_id else "", "$text-disabled"),
                         )
                     )
                 yield Static(Content("\n").join(lines), id="help-lines")
             yield Static(
                 Content.styled(
-                    "ctrl+p opens the command palette: every action, any booking or run by id.",
+                    "ctrl+p opens the command palette: every action, any booking or run by "
+                    "id. Rebind a key in the settings' keymap by the [id] shown.",
                     "$text-muted",
                 ),
                 id="help-footer",
