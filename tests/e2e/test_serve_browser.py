@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -54,6 +55,21 @@ class TerminalStream:
         return ANSI.sub(b"", raw).decode("utf-8", errors="replace")
 
 
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses of TCP sockets listening on `port` (from /proc/net/tcp{,6})."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            addr, hex_port = local.rsplit(":", 1)
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                if len(addr) == 8:
+                    found.add(socket.inet_ntop(socket.AF_INET, bytes.fromhex(addr)[::-1]))
+                else:
+                    found.add(addr)  # any IPv6 listener is a failure of the assertion
+    return found
+
+
 def wait_text(page: Any, stream: TerminalStream, *texts: str, since: int = 0) -> None:
     deadline = time.monotonic() + 30
     while not all(t in stream.text(since) for t in texts):
@@ -97,6 +113,10 @@ def test_serve_in_headless_chromium(
 ) -> None:
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     url, env, proc = served
+    # It says where it listens, and listens on loopback only.
+    assert "(loopback only)" in (tmp_path / "serve.err").read_text()
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    assert listening_addresses(port) == {"127.0.0.1"}
     stream = TerminalStream()
     shots = tmp_path / "screenshots"
     shots.mkdir()
