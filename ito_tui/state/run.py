@@ -20,6 +20,8 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any, Literal
 
+from pydantic import BaseModel, ValidationError
+
 from ito_tui.contract import (
     BudgetWarning,
     Checkpoint,
@@ -171,6 +173,7 @@ class RunState:
             spec=run.spec,
             goodput=run.goodput,
             operator=run.operator,
+            **{k: v for k, v in _stage_summaries(stages).items() if getattr(self, k) is None},
         )
 
     def _evolve(self, **changes: Any) -> RunState:
@@ -235,3 +238,26 @@ class RunState:
     def pending(self) -> tuple[Proposal, ...]:
         """Pending proposals (objects), oldest first."""
         return tuple(self.proposals[p] for p in self.pending_proposals if p in self.proposals)
+
+
+_SUMMARIES: tuple[tuple[str, str, type[BaseModel]], ...] = (
+    ("data_prep", "manifest", ManifestReady),
+    ("data_prep", "dedup", DedupCompleted),
+    ("data_prep", "decontam", DecontamCompleted),
+    ("ladder", "ladder", LadderCompleted),
+)
+
+
+def _stage_summaries(stages: tuple[Stage, ...]) -> dict[str, Any]:
+    """Data summaries a snapshot carries in its stages' `summary` (a client that attaches
+    after the data.* events still shows them, like one that saw the events)."""
+    found: dict[str, Any] = {}
+    for stage_name, key, model in _SUMMARIES:
+        raw = next((s.summary.get(key) for s in stages if str(s.name) == stage_name), None)
+        if not isinstance(raw, Mapping):
+            continue
+        try:
+            found[key] = model.model_validate(raw)
+        except ValidationError:
+            continue  # `summary` is free-form: another shape is simply not a known summary
+    return found
