@@ -36,6 +36,8 @@ class StageFlow(EngineBase):
             entry = pipeline[idx]
             if entry["skip"]:
                 self.stage(entry["name"])["state"] = "skipped"
+                # The snapshot keeps the reason too, for clients that attach later.
+                self.stage(entry["name"]).setdefault("summary", {})["reason"] = entry["skip"]
                 self.emit(
                     "stage.skipped",
                     {"stage": entry["name"], "reason": entry["skip"]},
