@@ -45,11 +45,13 @@ async def test_twenty_races_record_one_decision_each(sim_factory: Any) -> None:
             proposal = await next_pending(alice, run_id, seen)
             seen.add(proposal.proposal_id)
             a_key, b_key = str(uuid.uuid4()), str(uuid.uuid4())
-            results = await asyncio.gather(
+            racers = [
                 alice.approve(proposal.proposal_id, comment="a", idempotency_key=a_key),
                 bob.reject(proposal.proposal_id, comment="b", idempotency_key=b_key),
-                return_exceptions=True,
-            )
+            ]
+            if _round % 2:
+                racers.reverse()  # neither operator always starts first
+            results = await asyncio.gather(*racers, return_exceptions=True)
             wins = [r for r in results if isinstance(r, Proposal)]
             losses = [r for r in results if isinstance(r, Conflict)]
             assert len(wins) == 1 and len(losses) == 1, results
