@@ -70,10 +70,18 @@ def listening_addresses(port: int) -> set[str]:
     return found
 
 
-def wait_text(page: Any, stream: TerminalStream, *texts: str, since: int = 0) -> None:
-    deadline = time.monotonic() + 30
+def wait_text(
+    page: Any, stream: TerminalStream, *texts: str, since: int = 0, log: Path | None = None
+) -> None:
+    deadline = time.monotonic() + 45
     while not all(t in stream.text(since) for t in texts):
-        assert time.monotonic() < deadline, f"never received {texts}: {stream.text(since)[-500:]!r}"
+        if time.monotonic() > deadline:
+            server_log = log.read_text(errors="replace")[-3000:] if log else ""
+            raise AssertionError(
+                f"never received {texts}: {stream.text(since)[-500:]!r}\n"
+                f"{len(stream.frames)} frames; page body: "
+                f"{page.evaluate('document.body.className')!r}\nserver log:\n{server_log}"
+            )
         page.wait_for_timeout(100)
 
 
@@ -114,7 +122,8 @@ def test_serve_in_headless_chromium(
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     url, env, proc = served
     # It says where it listens, and listens on loopback only.
-    assert "(loopback only)" in (tmp_path / "serve.err").read_text()
+    log = tmp_path / "serve.err"
+    assert "(loopback only)" in log.read_text()
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     assert listening_addresses(port) == {"127.0.0.1"}
     stream = TerminalStream()
@@ -131,11 +140,11 @@ def test_serve_in_headless_chromium(
             assert page.locator(".textual-terminal").count() == 1
 
             # The booking picker: its rows reach xterm.js, and the terminal is shown.
-            wait_text(page, stream, "Bookings", "bk_h100_8n_eth", "ready", "DEMO")
+            wait_text(page, stream, "Bookings", "bk_h100_8n_eth", "ready", "DEMO", log=log)
             page.wait_for_selector("body.-first-byte .xterm-screen", state="visible")
             # Focus reaches the app: its footer shows the focused table's keys.
             page.locator(".xterm-helper-textarea").focus()
-            wait_text(page, stream, "Copy ssh")
+            wait_text(page, stream, "Copy ssh", log=log)
             page.wait_for_timeout(500)
             page.screenshot(path=str(shots / "picker.png"))
 
@@ -143,18 +152,21 @@ def test_serve_in_headless_chromium(
             before = len(stream.frames)
             assert "Model size" not in stream.text()
             page.keyboard.press("Enter")
-            wait_text(page, stream, "New run", "Model size", "Budget USD", since=before)
+            wait_text(page, stream, "New run", "Model size", "Budget USD", since=before, log=log)
             page.wait_for_timeout(500)
             page.screenshot(path=str(shots / "form.png"))
+            # The browser session's demo runs its simulator under our TMPDIR.
+            demo_sims = str(Path(env["TMPDIR"]) / "ito-demo-")
+            children = pids_with(demo_sims)
+            assert len(children) == 1, children
         finally:
             browser.close()
     for name in ("picker.png", "form.png"):
         png = (shots / name).read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 10_000, name
 
-    # Stopping the server ends the demo it started per browser session, simulator included.
-    demo_sims = str(Path(env["TMPDIR"]) / "ito-demo-")
-    children = pids_with(demo_sims)
+    # Stopping the server (as Ctrl+C would, its whole process group) ends the demo it
+    # started, and the demo stops its simulator, which runs in a session of its own.
     os.killpg(proc.pid, signal.SIGTERM)
     proc.wait(timeout=15)
     assert wait_gone(children) == [] and pids_with(demo_sims) == []
