@@ -127,10 +127,14 @@ def test_showcase_from_booking_to_completed_run_in_tmux(
         keys(pane, "Enter")
         pane.wait_for("EXECUTED", timeout=20)
 
-        # The run completes; the title says so.
+        # The run completes; the title says so, and behind the closed modal every stage
+        # that ran shows its gate passed.
         titles = title_progress(pane, "completed", timeout=40)
         assert titles[-1].startswith("ito · run_"), titles
-        assert "completed" in pane.wait_for("completed", timeout=10)
+        keys(pane, "Escape")
+        screen = pane.wait_for(lambda s: "EXECUTED" not in s and "ENDED: completed" in s)
+        for stage in ("data prep", "pretrain", "mid-train"):
+            assert re.search(rf"✓ {stage}\s+passed", screen), screen
 
         # Ending the tmux session ends the app and its simulator: no stray process.
         pane.tmux("kill-session", "-t", pane.session)
