@@ -21,7 +21,7 @@ from ito_tui.tui.errors import WorkerFailed, describe_failure
 from ito_tui.tui.format import safe
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.capability import CapabilityScreen
-from ito_tui.tui.screens.connect import ConnectScreen
+from ito_tui.tui.screens.connect import Connected, LoginNeeded
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.screens.help import HelpScreen
 from ito_tui.tui.screens.login import LoginModal
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 ClientFactory = Callable[[], "ItoClient"]
-CONNECT_MODE = "connect"
+MAIN_MODE = "main"
+START_MODE = "start"
 FLOW_CAPABILITIES = ("runs.create", "estimates.create")
 """What picking a booking to train on needs from the backend."""
 
@@ -44,10 +45,10 @@ class ItoApp(App[None]):
     """The ito-tui application. Build it with `make_app`."""
 
     TITLE = "ito"
-    # The connection step is a mode of its own (a mode's screen gets its .tcss loaded,
-    # unlike Textual's default screen); each session gets a fresh mode over it.
-    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {"connect": ConnectScreen}
-    DEFAULT_MODE = CONNECT_MODE
+    # The booking picker is the base of the one screen stack, painted at once while the
+    # connection step runs in it. A mode, not Textual's default screen, so that its
+    # .tcss is loaded.
+    DEFAULT_MODE = MAIN_MODE
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {ItoCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,9 +85,9 @@ class ItoApp(App[None]):
         else:
             self._client_factory = client
         self._themes = themes.load_themes(_theme_dirs())
-        self._session_mode: str | None = None
-        self._session_serial = 0
         super().__init__()
+        highlight = start if start and start.startswith("bk_") else None
+        self.add_mode(MAIN_MODE, lambda: BookingsScreen(highlight=highlight))
         # Before the first frame, so it is painted in the chosen theme.
         for theme in self._themes.themes.values():
             self.register_theme(theme)
@@ -124,37 +125,28 @@ class ItoApp(App[None]):
 
     # ------------------------------------------------------------ navigation
 
-    @on(ConnectScreen.Connected)
-    def _connected(self, event: ConnectScreen.Connected) -> None:
+    @on(Connected)
+    def _connected(self, event: Connected) -> None:
         session = self.session
         session.capabilities, session.operator = event.capabilities, event.operator
         self.set_connection("live")
-        self._enter_session(self._start_screen(event.active_runs))
-
-    def _enter_session(self, base: Screen[None]) -> None:
-        """Start a fresh screen stack (a mode) on `base`; the connection mode stays below it."""
-        old = self._session_mode
-        self._session_serial += 1
-        self._session_mode = f"session-{self._session_serial}"
-        self.add_mode(self._session_mode, lambda: base)
-        self.switch_mode(self._session_mode)
-        if old is not None:
-            self.remove_mode(old)
-
-    def _start_screen(self, active_runs: int) -> Screen[None]:
+        # The picker is already up. A run or the runs list, when that is where to start,
+        # becomes the base of a stack of its own (Esc there does not fall into the picker).
         start, self.start = self.start, None
+        screen: Screen[None] | None = None
         if start and start.startswith("run_"):
-            return self._run_screen(start) or BookingsScreen()
-        if start and start.startswith("bk_"):
-            return BookingsScreen(highlight=start)
-        if start != "bookings" and (active_runs or start == "runs"):
-            return self._runs_screen() or BookingsScreen()
-        return BookingsScreen()
+            screen = self._run_screen(start)
+        elif start != "bookings" and (event.active_runs or start == "runs"):
+            screen = self._runs_screen()
+        if screen is not None:
+            base = screen
+            self.add_mode(START_MODE, lambda: base)
+            self.switch_mode(START_MODE)
 
-    @on(ConnectScreen.LoginNeeded)
-    def _login_needed(self, event: ConnectScreen.LoginNeeded) -> None:
+    @on(LoginNeeded)
+    def _login_needed(self, event: LoginNeeded) -> None:
         self.session.capabilities = event.capabilities
-        self.set_connection("live")
+        self.set_connection("live")  # reachable; the token is what is missing
         self.push_screen(
             LoginModal(event.reason, keyring_problem=event.keyring_problem),
             callback=self._after_login,
@@ -165,7 +157,7 @@ class ItoApp(App[None]):
             self._show_error(
                 ErrorScreen("Not logged in", "This backend needs an operator token.", login=True)
             )
-        elif self.current_mode == CONNECT_MODE:
+        elif self.session.operator is None:
             self.action_reconnect()
         else:
             self.session.operator = operator
@@ -173,12 +165,16 @@ class ItoApp(App[None]):
             self.notify(f"Logged in as {safe(operator)}. Try that again.", markup=False)
 
     def _show_error(self, screen: ErrorScreen) -> None:
-        """Leave the session for the connection mode and show `screen` there."""
-        if self.current_mode != CONNECT_MODE:
-            self.switch_mode(CONNECT_MODE)
+        """Show `screen` over the picker, closing whatever was open above it."""
+        self._back_to_base()
+        self.push_screen(screen)
+
+    def _back_to_base(self) -> None:
+        """Back to the picker at the base of the main stack."""
+        if self.current_mode != MAIN_MODE:
+            self.switch_mode(MAIN_MODE)
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        self.push_screen(screen)
 
     @on(BookingsScreen.BookingChosen)
     def _booking_chosen(self, event: BookingsScreen.BookingChosen) -> None:
@@ -243,7 +239,7 @@ class ItoApp(App[None]):
             self.push_screen(CapabilityScreen(failure.capability, detail=failure.detail))
         elif failure.login:
             self.push_screen(LoginModal(failure.detail), callback=self._after_login)
-        elif failure.protocol and self.current_mode != CONNECT_MODE:
+        elif failure.protocol and self.session.operator is not None:
             # One endpoint sent malformed data (the message names it and the field): the
             # session and the rest of the screen stay usable.
             self.notify(failure.detail, title=failure.title, severity="error", markup=False)
@@ -258,7 +254,7 @@ class ItoApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "bookings":
             # Hidden where it would do nothing: connecting, or already on the picker.
-            return self.current_mode != CONNECT_MODE and not isinstance(self.screen, BookingsScreen)
+            return self.session.operator is not None and not isinstance(self.screen, BookingsScreen)
         return True
 
     def action_help(self) -> None:
@@ -267,12 +263,10 @@ class ItoApp(App[None]):
 
     def action_reconnect(self) -> None:
         """Start over from the connection step (keeps the token in memory)."""
+        self.session.capabilities = self.session.operator = None
         self.set_connection("connecting")
-        if self.current_mode != CONNECT_MODE:
-            self.switch_mode(CONNECT_MODE)
-        while len(self.screen_stack) > 1:
-            self.pop_screen()
-        if isinstance(self.screen, ConnectScreen):
+        self._back_to_base()
+        if isinstance(self.screen, BookingsScreen):
             self.screen.connect()
 
     def action_login(self) -> None:
@@ -285,15 +279,11 @@ class ItoApp(App[None]):
         """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
         if self.session.capabilities is None:
             return
-        if self.current_mode == CONNECT_MODE:
+        if self.session.operator is None:
             return
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, BookingsScreen):
-            self.pop_screen()
-        if isinstance(self.screen, BookingsScreen):
-            if booking_id:
-                self.screen.highlight(booking_id)
-            return
-        self.push_screen(BookingsScreen(highlight=booking_id))
+        self._back_to_base()
+        if isinstance(self.screen, BookingsScreen) and booking_id:
+            self.screen.highlight(booking_id)
 
     def show_run(self, run_id: str) -> None:
         """Open the run's pipeline screen over the current screen."""

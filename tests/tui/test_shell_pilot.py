@@ -106,7 +106,11 @@ async def test_login_flow_keeps_the_token_in_the_keyring_only(
         assert memory_keyring.store == {}
 
         await pilot.press(*sim.token, "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen), what="bookings")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded,
+            what="bookings",
+        )
         assert memory_keyring.store == {("ito-tui", auth.account_for(sim.url)): sim.token}
         header = app.screen.query_one(HeaderStrip)
         assert header.operator == sim.operator and header.demo

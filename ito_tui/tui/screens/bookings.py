@@ -23,6 +23,7 @@ from textual.worker import Worker
 from ito_tui.contract import Booking, BookingStatus
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.format import safe, span
+from ito_tui.tui.screens.connect import Connected, connection_step
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.booking_detail import BookingDetail, ssh_command, unavailable_reason
 from ito_tui.tui.widgets.header import HeaderStrip
@@ -145,15 +146,39 @@ class BookingsScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns("Booking", "GPU", "N×G", "Fabric", "Window", "$/GPU-h", "Run / status")
         self.query_one(BookingDetail).now = shell(self).session.clock()
-        self.action_refresh()
+        if shell(self).session.capabilities is None:
+            self.connect()
+        else:
+            self.action_refresh()
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width >= WIDE, "-wide")
 
     # ------------------------------------------------------------ data
 
+    def connect(self) -> None:
+        """Run the connection step, then load the bookings (the app may show more first)."""
+        host = shell(self).session.backend_host
+        self.query_one("#bookings-summary", Static).update(
+            Content.assemble("Connecting to ", (host, "bold"), " …")
+        )
+        # Paint first, connect after: this frame never waits on the network.
+        self.call_after_refresh(self._start_connecting)
+
+    def _start_connecting(self) -> None:
+        self.run_worker(self._connect(), group="bookings", exclusive=True, exit_on_error=False)
+
+    async def _connect(self) -> None:
+        outcome = await connection_step(shell(self))
+        self.post_message(outcome)
+        if isinstance(outcome, Connected):
+            await self._load()
+
     def action_refresh(self) -> None:
         """Fetch bookings (one request at a time; a new press replaces an old one)."""
+        if shell(self).session.capabilities is None:
+            self.connect()
+            return
         self.run_worker(self._load(), group="bookings", exclusive=True, exit_on_error=False)
 
     async def _load(self) -> None:

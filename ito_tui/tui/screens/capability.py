@@ -10,7 +10,6 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from ito_tui.tui.format import safe
-from ito_tui.tui.screens.connect import ConnectScreen
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 
@@ -93,9 +92,7 @@ class CapabilityScreen(Screen[None]):
         yield Footer()
 
     def _can_go_back(self) -> bool:
-        # Back to a screen of the session, never to the idle connection step.
-        stack = self.app.screen_stack
-        return len(stack) > 1 and not isinstance(stack[-2], ConnectScreen)
+        return len(self.app.screen_stack) > 1
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
