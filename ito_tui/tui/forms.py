@@ -10,18 +10,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import cache
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from ito_tui.contract import (
-    DATA_REF_PATTERN,
-    MODEL_SIZE_PATTERN,
-    FieldError,
-    Refusal,
-    TrainingSpec,
-    model_params,
-)
 from ito_tui.textsafe import visible
+
+if TYPE_CHECKING:
+    from ito_tui.contract import FieldError, Refusal, TrainingSpec
 
 FIELDS = (
     "booking_id",
@@ -49,8 +46,6 @@ CUSTOM_DATA_NOTE = (
     "that the data is worth a full run."
 )
 
-_MODEL_SIZE = re.compile(MODEL_SIZE_PATTERN)
-_DATA_REF = re.compile(DATA_REF_PATTERN)
 _SCHEMES = ("s3://", "hf://", "catalog://", "file:///")
 _SUFFIX = {"K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
 _REFUSAL_FIELDS = {
@@ -64,14 +59,28 @@ _REFUSAL_FIELDS = {
 }
 
 
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    # The contract is imported on first use, not when the app starts (first paint).
+    from ito_tui.contract import DATA_REF_PATTERN, MODEL_SIZE_PATTERN
+
+    return re.compile(MODEL_SIZE_PATTERN), re.compile(DATA_REF_PATTERN)
+
+
+def _params(model_size: str) -> float:
+    from ito_tui.contract import model_params
+
+    return model_params(model_size)
+
+
 def check_model_size(text: str) -> str | None:
     """Why `text` is not a model size, or None."""
     value = text.strip()
     if not value:
         return "Required: a size such as 8B or 150M."
-    if not _MODEL_SIZE.match(value):
+    if not _patterns()[0].match(value):
         return "Use a number and M or B, e.g. 8B, 1.5B, 150M."
-    if model_params(value) <= 0:
+    if _params(value) <= 0:
         return "Must be more than zero."
     return None
 
@@ -83,7 +92,7 @@ def check_data_ref(text: str) -> str | None:
         return "Required: s3://…, hf://org/ds@rev, catalog://name@version or file:///…"
     if not value.startswith(_SCHEMES):
         return "Scheme must be s3://, hf://, catalog:// or file:///"
-    if not _DATA_REF.match(value):
+    if not _patterns()[1].match(value):
         if value.startswith("hf://"):
             return "Use hf://org/dataset or hf://org/dataset@revision"
         if value.startswith("catalog://"):
@@ -132,7 +141,7 @@ def default_tokens(model_size: str) -> int | None:
     """The backend's default target: 20 tokens per parameter."""
     if check_model_size(model_size) is not None:
         return None
-    return int(20 * model_params(model_size.strip()))
+    return int(20 * _params(model_size.strip()))
 
 
 @dataclass(frozen=True)
@@ -191,6 +200,8 @@ def build_spec(
     }
     if seq_len is not None:
         body["seq_len"] = seq_len
+    from ito_tui.contract import TrainingSpec
+
     try:
         return TrainingSpec.model_validate(body), {}
     except ValidationError as exc:

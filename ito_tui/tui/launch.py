@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
@@ -34,12 +33,19 @@ def client_factory(settings: Settings, token: TokenCell) -> Callable[[], ItoClie
 
 def keyring_token(backend_url: str) -> TokenCell:
     """A token cell backed by the OS keyring (read and written only from threads)."""
-    from ito_tui import auth
 
-    return TokenCell(
-        loader=partial(auth.get_token, backend_url),
-        saver=partial(auth.store_token, backend_url),
-    )
+    # keyring is imported in those threads too: not on the way to the first frame.
+    def load() -> SecretStr | None:
+        from ito_tui import auth
+
+        return auth.get_token(backend_url)
+
+    def save(token: SecretStr) -> None:
+        from ito_tui import auth
+
+        auth.store_token(backend_url, token)
+
+    return TokenCell(loader=load, saver=save)
 
 
 def run_tui(

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
-from ito_tui.contract import Capabilities, now_utc
-
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from ito_tui.client import ItoClient
+    from ito_tui.contract import Capabilities
+
+
+def utc_now() -> datetime:
+    """The current time in UTC (the default clock; tests freeze their own)."""
+    return datetime.now(UTC)
 
 
 class TokenCell:
@@ -74,7 +78,7 @@ class Session:
     backend_url: str
     token: TokenCell
     read_only: bool = False
-    clock: Callable[[], datetime] = now_utc
+    clock: Callable[[], datetime] = utc_now
     operator: str | None = None
     capabilities: Capabilities | None = None
     connection: str = "connecting"

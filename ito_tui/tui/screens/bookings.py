@@ -7,6 +7,7 @@ says one from ito-compute is needed and offers nothing that proceeds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -20,13 +21,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker
 
-from ito_tui.contract import Booking, BookingStatus
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.format import safe, span
 from ito_tui.tui.screens.connect import Connected, connection_step
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.booking_detail import BookingDetail, ssh_command, unavailable_reason
 from ito_tui.tui.widgets.header import HeaderStrip
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Booking
 
 WIDE = 160
 """At this width and more, the detail pane sits beside the table instead of under it."""
@@ -49,12 +52,12 @@ def sort_key(booking: Booking) -> tuple[int, float, str]:
 
 
 def _busy(booking: Booking) -> bool:
-    return str(booking.status) == BookingStatus.completed.value and bool(booking.active_run_id)
+    return str(booking.status) == "completed" and bool(booking.active_run_id)
 
 
 def _status_word(booking: Booking) -> str:
     status = str(booking.status)
-    if status == BookingStatus.completed.value:
+    if status == "completed":
         return f"busy {booking.active_run_id}" if booking.active_run_id else "ready"
     return status
 

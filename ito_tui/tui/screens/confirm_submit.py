@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -9,8 +11,10 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ito_tui.contract import Booking, Estimate, TrainingSpec
 from ito_tui.tui.format import count, hours, safe, usd
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Booking, Estimate, TrainingSpec
 
 _POST = {None: "none", "sft": "SFT", "dpo": "SFT → DPO", "rlvr": "SFT → DPO → RLVR"}
 

@@ -13,11 +13,14 @@ import asyncio
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ito_tui.contract import Capabilities
 from ito_tui.tui.session import Shell
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Capabilities
 
 _TERMINAL = frozenset({"completed", "failed", "cancelled"})
 

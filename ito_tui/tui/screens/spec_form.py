@@ -14,6 +14,7 @@ import asyncio
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,7 +26,6 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Select, Static
 from textual.worker import Worker
 
-from ito_tui.contract import Booking, Capabilities, Estimate, Run, TrainingSpec
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.format import count, ends_in, safe
 from ito_tui.tui.forms import (
@@ -42,6 +42,9 @@ from ito_tui.tui.widgets.estimate import EstimatePanel
 from ito_tui.tui.widgets.field_row import FieldRow
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.spec_fields import spec_fields
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Booking, Capabilities, Estimate, Run, TrainingSpec
 
 DEBOUNCE_S = 0.35
 """Quiet time after the last change before an estimate is requested."""

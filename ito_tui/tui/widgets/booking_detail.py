@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import shlex
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.contract import Booking, BookingStatus, now_utc
 from ito_tui.tui.format import ends_in, safe, starts_in, usd
+from ito_tui.tui.session import utc_now
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Booking
 
 _REASONS = {
-    BookingStatus.pending.value: "pending — the nodes are not handed over yet",
-    BookingStatus.expired.value: "expired — the booking window has ended",
-    BookingStatus.cancelled.value: "cancelled — the booking was cancelled",
+    "pending": "pending — the nodes are not handed over yet",
+    "expired": "expired — the booking window has ended",
+    "cancelled": "cancelled — the booking was cancelled",
 }
 
 
@@ -24,7 +28,7 @@ def unavailable_reason(booking: Booking) -> str | None:
     status = str(booking.status)
     if status in _REASONS:
         return _REASONS[status]
-    if status != BookingStatus.completed.value:
+    if status != "completed":
         return f"{safe(status)} — not a completed booking"
     if booking.active_run_id:
         return f"busy — run {safe(booking.active_run_id)} is using it"
@@ -61,7 +65,7 @@ class BookingDetail(Widget):
     """
 
     booking: reactive[Booking | None] = reactive(None, layout=True)
-    now: reactive[datetime] = reactive(now_utc)
+    now: reactive[datetime] = reactive(utc_now)
 
     def render(self) -> Content:
         booking = self.booking

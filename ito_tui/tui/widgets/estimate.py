@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.contract import Estimate, Plan
 from ito_tui.tui.format import count, hours, pct, safe, usd, usd_short
 from ito_tui.tui.widgets.bars import meter
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Estimate, Plan
 
 _LABEL = 8
 """Label column: short, so rows fit the 38-cell panel of an 80-column terminal."""

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.suggester import SuggestFromList
 from textual.widgets import Collapsible, Input, Select
 
-from ito_tui.contract import Capabilities
 from ito_tui.tui.format import safe
 from ito_tui.tui.forms import POST_TRAINING_CHOICES, FormValues
 from ito_tui.tui.widgets.field_row import FieldRow
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Capabilities
 
 
 def spec_fields(caps: Capabilities | None, v: FormValues) -> ComposeResult:
