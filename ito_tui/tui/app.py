@@ -25,13 +25,13 @@ from ito_tui.tui.screens.connect import Connected, LoginNeeded
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.screens.help import HelpScreen
 from ito_tui.tui.screens.login import LoginModal
-from ito_tui.tui.screens.spec_form import SpecFormScreen
 from ito_tui.tui.session import Session, TokenCell
 from ito_tui.tui.widgets.header import HeaderStrip
 
 if TYPE_CHECKING:
     from ito_tui.client import ItoClient
     from ito_tui.config import Settings
+    from ito_tui.tui.screens.spec_form import SpecFormScreen
 
 log = logging.getLogger(__name__)
 ClientFactory = Callable[[], "ItoClient"]
@@ -186,14 +186,17 @@ class ItoApp(App[None]):
                     CapabilityScreen(name, status=caps.status_of(name), detail=detail or "")
                 )
                 return
+        # Imported when first needed: the form's widgets are not on the way to the first frame.
+        from ito_tui.tui.screens.spec_form import SpecFormScreen
+
         self.push_screen(SpecFormScreen(event.booking))
 
     @on(BookingsScreen.RunChosen)
     def _run_chosen(self, event: BookingsScreen.RunChosen) -> None:
         self.show_run(event.run_id)
 
-    @on(SpecFormScreen.RunSubmitted)
-    def _run_submitted(self, event: SpecFormScreen.RunSubmitted) -> None:
+    def on_spec_form_screen_run_submitted(self, event: SpecFormScreen.RunSubmitted) -> None:
+        """The spec form's run was accepted: show it in place of the form."""
         run_id = safe(event.run.run_id)
         self.notify(f"Run {run_id} submitted.", markup=False)
         screen = self._run_screen(event.run.run_id)
