@@ -123,6 +123,11 @@ class EventStream:
 
     @property
     def state(self) -> ConnectionState:
+        # `last_seq` moves with every event; it lives in `_last` and is folded in
+        # here, on read, so the per-event path builds no new dataclass.
+        last = self._last or 0
+        if self._state.last_seq != last:
+            self._state = replace(self._state, last_seq=last)
         return self._state
 
     @property
@@ -170,7 +175,8 @@ class EventStream:
         self._stall_s = self._policy.stall_timeout_s or 3.0 * max(caps.limits.heartbeat_s, 0.1)
 
     def _set(self, **changes: Any) -> None:
-        old, new = self._state, replace(self._state, **changes)
+        old = self._state
+        new = replace(old, **{"last_seq": self._last or 0, **changes})
         self._state = new
         # `last_seq` moves with every event; the callback is for connection changes only.
         if self.on_state is not None and replace(old, last_seq=0) != replace(new, last_seq=0):
@@ -308,7 +314,11 @@ class EventStream:
             return None
         self._last = seq
         status: Status = "resynced" if event.type == "resync" else "live"
-        self._set(status=status, last_seq=seq, attempt=0, retry_in_s=None)
+        current = self._state
+        # The common case (already live, nothing to reset) changes nothing but
+        # `last_seq`, which `state` folds in on read: no per-event allocation.
+        if current.status != status or current.attempt or current.retry_in_s is not None:
+            self._set(status=status, attempt=0, retry_in_s=None)
         return event
 
     def _malformed(self, message: SSEMessage, error: str, field: str | None) -> EventBase | None:
