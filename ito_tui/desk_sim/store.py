@@ -36,6 +36,11 @@ CREATE TABLE IF NOT EXISTS telemetry_blocks(
   min_loss REAL NOT NULL, min_idx INTEGER NOT NULL,
   max_loss REAL NOT NULL, max_idx INTEGER NOT NULL,
   PRIMARY KEY(run_id, block)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS telemetry_superblocks(
+  run_id TEXT NOT NULL, block INTEGER NOT NULL, n INTEGER NOT NULL,
+  min_loss REAL NOT NULL, min_idx INTEGER NOT NULL,
+  max_loss REAL NOT NULL, max_idx INTEGER NOT NULL,
+  PRIMARY KEY(run_id, block)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS proposals(
   proposal_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, status TEXT NOT NULL,
   created_at TEXT NOT NULL, body TEXT NOT NULL);
@@ -51,6 +56,9 @@ CREATE TABLE IF NOT EXISTS idempotency(
 
 BLOCK = 64
 """Telemetry samples per pre-aggregated min/max block (see `telemetry.py`)."""
+SUPER_BLOCK = 64 * BLOCK
+"""Samples per coarser min/max block, so a 10^6-sample run downsamples from ~250 rows."""
+BLOCK_TABLES = ((BLOCK, "telemetry_blocks"), (SUPER_BLOCK, "telemetry_superblocks"))
 
 
 @dataclass(frozen=True)
@@ -91,6 +99,7 @@ class Store:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA busy_timeout=5000")
         self.conn.executescript(SCHEMA)
+        self._backfill_superblocks()
 
     def close(self) -> None:
         self.conn.close()
@@ -215,11 +224,18 @@ class Store:
             "INSERT INTO telemetry(run_id, idx, seq, loss, body) VALUES (?,?,?,?,?)",
             [(run_id, i, s, loss, b) for i, s, loss, b in samples],
         )
+        for size, table in BLOCK_TABLES:
+            self._fold_blocks(table, run_id, size, [(i, loss) for i, _s, loss, _b in samples])
+
+    def _fold_blocks(
+        self, table: str, run_id: str, size: int, points: list[tuple[int, float]]
+    ) -> None:
+        """Fold (idx, loss) points into `table`'s min/max blocks of `size` samples."""
         blocks: dict[int, list[Any]] = {}
-        for i, _s, loss, _b in samples:
-            agg = blocks.get(i // BLOCK)
+        for i, loss in points:
+            agg = blocks.get(i // size)
             if agg is None:
-                blocks[i // BLOCK] = [1, loss, i, loss, i]
+                blocks[i // size] = [1, loss, i, loss, i]
                 continue
             agg[0] += 1
             if loss < agg[1]:
@@ -227,7 +243,7 @@ class Store:
             if loss > agg[3]:
                 agg[3], agg[4] = loss, i
         self.conn.executemany(
-            "INSERT INTO telemetry_blocks(run_id, block, n, min_loss, min_idx, max_loss, max_idx)"
+            f"INSERT INTO {table}(run_id, block, n, min_loss, min_idx, max_loss, max_idx)"  # noqa: S608 - table from BLOCK_TABLES
             " VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id, block) DO UPDATE SET n=n+excluded.n,"
             " min_idx=CASE WHEN excluded.min_loss<min_loss THEN excluded.min_idx ELSE min_idx END,"
             " min_loss=MIN(min_loss, excluded.min_loss),"
@@ -235,6 +251,23 @@ class Store:
             " max_loss=MAX(max_loss, excluded.max_loss)",
             [(run_id, block, *agg) for block, agg in blocks.items()],
         )
+
+    def _backfill_superblocks(self) -> None:
+        """Databases written before superblocks existed: build them once from the blocks."""
+        if self.conn.execute("SELECT 1 FROM telemetry_superblocks LIMIT 1").fetchone():
+            return
+        runs = [r[0] for r in self.conn.execute("SELECT DISTINCT run_id FROM telemetry_blocks")]
+        with self.tx():
+            for run_id in runs:
+                rows = self.conn.execute(
+                    "SELECT min_idx, min_loss, max_idx, max_loss FROM telemetry_blocks"
+                    " WHERE run_id=?",
+                    (run_id,),
+                ).fetchall()
+                points = [(int(a), float(b)) for a, b, _c, _d in rows]
+                points += [(int(c), float(d)) for _a, _b, c, d in rows]
+                # n counts the folded points, not samples; only min/max are read from it.
+                self._fold_blocks("telemetry_superblocks", run_id, SUPER_BLOCK, points)
 
     # ------------------------------------------------------------ proposals & checkpoints
 

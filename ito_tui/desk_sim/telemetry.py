@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from .store import BLOCK
+from .store import BLOCK_TABLES
 
 MAX_POINTS_LIMIT = 10_000
 PAGE_LIMIT = 1_000
@@ -73,23 +73,35 @@ def _extremes(conn: sqlite3.Connection, run_id: str, i0: int, n: int, buckets: i
             *((hi, hi_idx) if hi > cur[2] else (cur[2], cur[3])),
         )
 
-    if n // buckets >= BLOCK:
-        first_block = -(-i0 // BLOCK)
+    tiers = [(size, table) for size, table in BLOCK_TABLES if n // buckets >= size]
+    if tiers:
+        # Raw samples up to the first whole fine block; then each tier's whole blocks
+        # up to where the next, coarser tier's whole blocks begin; the coarsest tier
+        # runs to the end (its last block may be partial: it holds what exists).
+        first = -(-i0 // tiers[0][0])
         head = conn.execute(
             "SELECT idx, loss FROM telemetry WHERE run_id=? AND idx>=? AND idx<?",
-            (run_id, i0, first_block * BLOCK),
+            (run_id, i0, first * tiers[0][0]),
         ).fetchall()
         for idx, loss in head:
             fold(0, loss, idx, loss, idx)
-        # SQLite returns the bare column of the row that holds the MIN()/MAX() of a group.
-        for sql in ("MIN(min_loss), min_idx", "MAX(max_loss), max_idx"):
-            rows = conn.execute(
-                f"SELECT MIN((block*{BLOCK}-?)*?/?, ?), {sql} FROM telemetry_blocks"  # noqa: S608 - constant SQL fragments
-                " WHERE run_id=? AND block>=? GROUP BY 1",
-                (i0, buckets, n, buckets - 1, run_id, first_block),
-            ).fetchall()
-            for bucket, loss, idx in rows:
-                fold(int(bucket), loss, int(idx), loss, int(idx))
+        for k, (size, table) in enumerate(tiers):
+            end = None
+            if k + 1 < len(tiers):
+                coarse = tiers[k + 1][0]
+                next_first = -(-first * size // coarse)
+                end = next_first * coarse // size
+            # SQLite returns the bare column of the row that holds the MIN()/MAX() of a group.
+            for sql in ("MIN(min_loss), min_idx", "MAX(max_loss), max_idx"):
+                rows = conn.execute(
+                    f"SELECT MIN((block*{size}-?)*?/?, ?), {sql} FROM {table}"  # noqa: S608 - constant SQL fragments
+                    " WHERE run_id=? AND block>=? AND block<? GROUP BY 1",
+                    (i0, buckets, n, buckets - 1, run_id, first, end if end is not None else 2**62),
+                ).fetchall()
+                for bucket, loss, idx in rows:
+                    fold(int(bucket), loss, int(idx), loss, int(idx))
+            if end is not None:
+                first = end * size // tiers[k + 1][0]
     else:
         for agg in ("MIN", "MAX"):
             rows = conn.execute(

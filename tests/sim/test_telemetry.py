@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 
 import httpx
@@ -32,16 +31,14 @@ def fill(store: Store, n: int, spikes: dict[int, float]) -> list[float]:
     return losses
 
 
-def test_a_million_samples_downsample_fast_and_keep_the_extremes(tmp_path: Path) -> None:
+def test_a_million_samples_downsample_keeping_the_extremes(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.db")
     n = 1_000_000
     spikes = {123_457: 9.5, 777_001: 0.25, 999_999: 7.0}
     losses = fill(store, n, spikes)
-    started = time.perf_counter()
+    # Speed is measured by bench #12 (a ratio in the same run), not asserted here.
     bodies, cursor = telemetry_page(store.conn, "run_big", 0, 400)
-    elapsed = time.perf_counter() - started
     items = [json.loads(b) for b in bodies]
-    assert elapsed < 0.5, elapsed
     assert 200 <= len(items) <= 400
     assert cursor == 10 + 2 * (n - 1)
     got = [s["loss"] for s in items]
@@ -49,11 +46,44 @@ def test_a_million_samples_downsample_fast_and_keep_the_extremes(tmp_path: Path)
     assert [s["seq"] for s in items] == sorted(s["seq"] for s in items)
     # Each bucket keeps its own extremes: the first bucket's max is the series' first values.
     assert max(losses[: n // 200]) in got
-    started = time.perf_counter()
     bodies, _ = telemetry_page(store.conn, "run_big", 10 + 2 * 999_000, 100)
-    assert time.perf_counter() - started < 0.2
     tail = [json.loads(b)["loss"] for b in bodies]
     assert len(tail) <= 100 and 7.0 in tail and max(losses[999_001:]) in tail
+    store.close()
+
+
+@pytest.mark.parametrize("start", [0, 1, 63, 65, 4095, 4097, 70_001])
+def test_extremes_survive_every_tier_boundary(tmp_path: Path, start: int) -> None:
+    """Bucket extremes in the raw head, the 64-sample blocks and the 4096-sample superblocks.
+
+    20 points make 10 buckets of at least 4,096 samples, so all three tiers are read;
+    each spike is the extreme of its own bucket and must come back.
+    """
+    store = Store(tmp_path / "t.db")
+    n = 120_000
+    spikes = {start + 3: 11.0, start + 70: -3.0, 30_001: 12.0, 60_000: -4.0, n - 2: 13.0}
+    losses = fill(store, n, spikes)
+    bodies, _ = telemetry_page(store.conn, "run_big", 10 + 2 * start - 1, 20)
+    got = [json.loads(b)["loss"] for b in bodies]
+    assert len(got) <= 20
+    window = losses[start:]
+    assert max(got) == max(window) and min(got) == min(window)
+    for i, loss in spikes.items():
+        if i >= start:
+            assert loss in got, (i, loss)
+    store.close()
+
+
+def test_superblocks_are_backfilled_for_an_older_database(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    store = Store(path)
+    fill(store, 100_000, {50_000: 20.0, 90_000: -5.0})
+    store.conn.execute("DELETE FROM telemetry_superblocks")
+    store.close()
+    store = Store(path)  # opening rebuilds the coarse level from the fine one
+    bodies, _ = telemetry_page(store.conn, "run_big", 0, 20)
+    got = [json.loads(b)["loss"] for b in bodies]
+    assert 20.0 in got and -5.0 in got
     store.close()
 
 
