@@ -46,6 +46,8 @@ enough to read the evidence before it expires. Approving promptly keeps the
 showcase at about four minutes."""
 
 START_TIMEOUT_S = 30.0
+UNWIND_GRACE_S = 3.0
+"""Seconds the TUI gets to restore the terminal after SIGTERM before the process leaves."""
 _LISTENING = re.compile(r"listening on (http://[\w.\-]+:(\d+))")
 
 
@@ -176,7 +178,16 @@ def _install_stop_handlers(child: SimulatorChild) -> Callable[[], None]:
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         child.stop()
-        # Unwind (the TUI restores the terminal on the way out), exiting as 128 + signal.
+        if signum == signal.SIGHUP:
+            # The terminal is gone: there is nothing to restore, and unwinding a TUI
+            # whose tty vanished can hang while its input thread spins on the dead
+            # terminal (seen: orphaned demos at ~45% of a core). Leave at once.
+            os._exit(128 + signum)
+        # Unwind (the TUI restores the terminal on the way out), exiting as 128 + signal;
+        # should the unwinding hang, leave anyway after a grace period.
+        watchdog = threading.Timer(UNWIND_GRACE_S, os._exit, args=(128 + signum,))
+        watchdog.daemon = True
+        watchdog.start()
         raise SystemExit(128 + signum)
 
     for sig in (signal.SIGHUP, signal.SIGTERM):
