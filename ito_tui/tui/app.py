@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -135,9 +134,9 @@ class ItoApp(App[None]):
         start, self.start = self.start, None
         screen: Screen[None] | None = None
         if start and start.startswith("run_"):
-            screen = self._run_screen(start)
+            screen = _run_screen(start)
         elif start != "bookings" and (event.active_runs or start == "runs"):
-            screen = self._runs_screen()
+            screen = _runs_screen()
         if screen is not None:
             base = screen
             self.add_mode(START_MODE, lambda: base)
@@ -199,22 +198,7 @@ class ItoApp(App[None]):
         """The spec form's run was accepted: show it in place of the form."""
         run_id = safe(event.run.run_id)
         self.notify(f"Run {run_id} submitted.", markup=False)
-        screen = self._run_screen(event.run.run_id)
-        if screen is None:
-            self.notify(
-                f"Run {run_id} is {safe(event.run.state)}. The pipeline view is not "
-                "available in this build.",
-                markup=False,
-            )
-            self.pop_screen()
-            return
-        self.switch_screen(screen)
-
-    def _run_screen(self, run_id: str) -> Screen[None] | None:
-        return _optional_screen("pipeline", "PipelineScreen", run_id)
-
-    def _runs_screen(self) -> Screen[None] | None:
-        return _optional_screen("runs", "RunsScreen")
+        self.switch_screen(_run_screen(event.run.run_id))
 
     def _screen_changed(self, screen: Screen[Any]) -> None:
         # Screens of the run part build their own header strips: badge them too.
@@ -290,11 +274,7 @@ class ItoApp(App[None]):
 
     def show_run(self, run_id: str) -> None:
         """Open the run's pipeline screen over the current screen."""
-        screen = self._run_screen(run_id)
-        if screen is None:
-            self.notify("The pipeline view is not available in this build.", markup=False)
-            return
-        self.push_screen(screen)
+        self.push_screen(_run_screen(run_id))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -305,14 +285,18 @@ class ItoApp(App[None]):
         yield from binding_commands(screen, skip=self)
 
 
-def _optional_screen(module: str, name: str, *args: object) -> Screen[None] | None:
-    """A screen from the run-monitoring part of the app, or None if this build lacks it."""
-    try:
-        found = importlib.import_module(f"ito_tui.tui.screens.{module}")
-    except ImportError:
-        return None
-    factory = getattr(found, name, None)
-    return None if factory is None else cast("Screen[None]", factory(*args))
+def _run_screen(run_id: str) -> Screen[None]:
+    """The run's pipeline screen (imported on first use: not on the way to the first frame)."""
+    from ito_tui.tui.screens.pipeline import PipelineScreen
+
+    return PipelineScreen(run_id)
+
+
+def _runs_screen() -> Screen[None]:
+    """The runs list (imported on first use, like the pipeline screen)."""
+    from ito_tui.tui.screens.runs import RunsScreen
+
+    return RunsScreen()
 
 
 def _theme_dirs() -> list[Path]:
