@@ -28,18 +28,26 @@ WINDOW_LABELS = ("15 min", "6 h", "run")
 
 COLS, ROWS = 120, 36
 
-_HOME = Path(tempfile.mkdtemp(prefix="ito-bench-home-"))
+_HOME: list[Path] = []
+"""One temp dir per bench process for config/state/logs, made on first use."""
+
+
+def _home() -> Path:
+    if not _HOME:
+        _HOME.append(Path(tempfile.mkdtemp(prefix="ito-bench-home-")))
+    return _HOME[0]
 
 
 def app_env(backend: Backend | None, **extra: str) -> dict[str, str]:
     """Environment for `ito-tui`: the given backend, and config/state dirs of its own so
     the user's settings and logs neither affect nor receive anything."""
     env = clean_env()
+    home = _home()
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        d = _HOME / var.lower()
+        d = home / var.lower()
         d.mkdir(exist_ok=True)
         env[var] = str(d)
-    config = _HOME / "config.toml"
+    config = home / "config.toml"
     if not config.exists():
         config.write_text("# ito-tui settings for benchmarks: all defaults\n")
     env["ITO_CONFIG_FILE"] = str(config)
