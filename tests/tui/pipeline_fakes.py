@@ -417,6 +417,11 @@ class FakeClient:
     async def whoami(self) -> WhoAmI:
         return WhoAmI(operator="alice")
 
+    async def bookings(self, status: str | None = None, all_pages: bool = True) -> list[Any]:
+        """No bookings: the run screens never show the picker, but the app's connection
+        step (run from the picker's first frame) asks for them."""
+        return []
+
     async def aclose(self) -> None:
         return None
 

@@ -52,7 +52,7 @@ class StageList(Widget, can_focus=True):
     StageList > .stages--skipped { color: $text-muted; text-style: italic; }
     StageList > .stages--cancelled { color: $text-muted; }
     StageList > .stages--cursor { background: $boost; }
-    StageList:focus > .stages--cursor { background: $accent 30%; }
+    StageList:focus > .stages--cursor { text-style: reverse; }
     """
 
     COMPONENT_CLASSES = {
