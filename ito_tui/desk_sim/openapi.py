@@ -34,6 +34,26 @@ ERRORS: dict[tuple[str, str], dict[str, str]] = {
 ERRORS[("post", "/v1/proposals/{proposal_id}/reject")] = ERRORS[
     ("post", "/v1/proposals/{proposal_id}/approve")
 ]
+RUN_LINKS = {
+    "GetRun": ("get", "/v1/runs/{run_id}"),
+    "StreamEvents": ("get", "/v1/runs/{run_id}/events"),
+    "GetTelemetry": ("get", "/v1/runs/{run_id}/telemetry"),
+    "ListCheckpoints": ("get", "/v1/runs/{run_id}/checkpoints"),
+    "ListProposals": ("get", "/v1/runs/{run_id}/proposals"),
+    "CancelRun": ("post", "/v1/runs/{run_id}/cancel"),
+}
+PROPOSAL_LINKS = {
+    "ApproveFirstProposal": ("post", "/v1/proposals/{proposal_id}/approve"),
+    "RejectFirstProposal": ("post", "/v1/proposals/{proposal_id}/reject"),
+}
+LINKS: dict[tuple[str, str, str], tuple[dict[str, tuple[str, str]], dict[str, str]]] = {
+    ("post", "/v1/runs", "202"): (RUN_LINKS, {"run_id": "$response.body#/run_id"}),
+    ("get", "/v1/runs/{run_id}/proposals", "200"): (
+        PROPOSAL_LINKS,
+        {"proposal_id": "$response.body#/0/proposal_id"},
+    ),
+}
+"""OpenAPI 3.1 response links (runs -> events, telemetry, proposals -> decisions)."""
 DESCRIPTION = """The Itô training API v1 (API.md), served by the desk simulator.
 
 Errors are RFC 9457 problem+json with a stable `code`. Every response carries
@@ -67,7 +87,23 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
     for path, item in doc["paths"].items():
         for method, op in item.items():
             _finish_op(method, path, op)
+    _add_links(doc["paths"])
     return doc
+
+
+def _add_links(paths: dict[str, Any]) -> None:
+    """Add the LINKS to the documented responses, keeping any links already there."""
+    for (method, path, status), (targets, parameters) in LINKS.items():
+        response = paths[path][method]["responses"][status]
+        links = response.setdefault("links", {})
+        for name, (target_method, target_path) in targets.items():
+            links.setdefault(
+                name,
+                {
+                    "operationId": paths[target_path][target_method]["operationId"],
+                    "parameters": dict(parameters),
+                },
+            )
 
 
 def _finish_op(method: str, path: str, op: dict[str, Any]) -> None:
