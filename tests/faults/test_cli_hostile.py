@@ -65,7 +65,9 @@ def test_decisions_on_an_expired_proposal_or_a_finished_run_are_refused(
     assert code == 9, (code, out, err)
     assert "expired" in out + err and "nothing to decide" in err
     # Finished: the run was cancelled while its proposal waited.
-    slow = sim_factory(scenario="loss-spike", approval_speed=1.0)
+    # Fast enough that the cancel completes at once, slow enough (4 h to live) that
+    # the proposal is still pending when the decision arrives.
+    slow = sim_factory(scenario="loss-spike", approval_speed=100.0)
     monkeypatch.setenv("ITO_BACKEND_URL", slow.url)
     paused = asyncio.run(start_run(slow.url, "loss-spike"))
     waiting = asyncio.run(pending_proposal(slow.url, paused))
