@@ -52,11 +52,11 @@ def test_a_million_samples_downsample_keeping_the_extremes(tmp_path: Path) -> No
     store.close()
 
 
-@pytest.mark.parametrize("start", [0, 1, 63, 65, 4095, 4097, 70_001])
+@pytest.mark.parametrize("start", [0, 1, 63, 65, 1023, 1025, 70_001])
 def test_extremes_survive_every_tier_boundary(tmp_path: Path, start: int) -> None:
-    """Bucket extremes in the raw head, the 64-sample blocks and the 4096-sample superblocks.
+    """Bucket extremes in the raw head, the 64-sample blocks and the 1024-sample blocks.
 
-    20 points make 10 buckets of at least 4,096 samples, so all three tiers are read;
+    20 points make 10 buckets of at least 1,024 samples, so all three tiers are read;
     each spike is the extreme of its own bucket and must come back.
     """
     store = Store(tmp_path / "t.db")
@@ -78,7 +78,7 @@ def test_superblocks_are_backfilled_for_an_older_database(tmp_path: Path) -> Non
     path = tmp_path / "t.db"
     store = Store(path)
     fill(store, 100_000, {50_000: 20.0, 90_000: -5.0})
-    store.conn.execute("DELETE FROM telemetry_superblocks")
+    store.conn.execute("DELETE FROM telemetry_blocks_1k")
     store.close()
     store = Store(path)  # opening rebuilds the coarse level from the fine one
     bodies, _ = telemetry_page(store.conn, "run_big", 0, 20)
