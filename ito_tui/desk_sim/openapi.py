@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from ito_tui.contract import PROBLEM_CONTENT_TYPE, Problem
+from ito_tui.contract.events import UnknownEvent
 
 IDEMPOTENT = {
     ("post", "/v1/runs"),
@@ -66,6 +67,24 @@ event `sim_ts` are simulated time; `ts`, run and proposal timestamps are wall ti
 """
 
 
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "One SSE message (OpenAPI 3.1: `schema` describes each event): `id` is the "
+    "run's seq, `event` the type, `data` the JSON envelope; a first message may carry only "
+    "`retry`.",
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+        "event": {"type": "string"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/EventEnvelope"},
+        },
+        "retry": {"type": "integer", "minimum": 0},
+    },
+}
+
+
 def _problem(description: str) -> dict[str, Any]:
     return {
         "description": description,
@@ -82,6 +101,12 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
     problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas.update(problem.pop("$defs", {}))
     schemas["Problem"] = problem
+    envelope = UnknownEvent.model_json_schema(ref_template="#/components/schemas/{model}")
+    for name, definition in envelope.pop("$defs", {}).items():
+        schemas.setdefault(name, definition)
+    envelope["title"] = "EventEnvelope"
+    envelope["description"] = "The envelope of every event; `data` is the type's payload."
+    schemas["EventEnvelope"] = envelope
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     for path, item in doc["paths"].items():
@@ -122,6 +147,7 @@ def _finish_op(method: str, path: str, op: dict[str, Any]) -> None:
         responses["202"]["headers"]["Location"] = {"schema": {"type": "string"}}
     if path.endswith("/events"):
         responses["200"]["content"].pop("application/json", None)
+        responses["200"]["content"]["text/event-stream"] = {"schema": SSE_EVENT}
     params = op.get("parameters", [])
     for param in params:
         if param["in"] == "header" and param["name"].lower() == "idempotency-key":
