@@ -154,6 +154,13 @@ class Transport:
             return data
         return data.replace(token.encode(), b"[redacted]")
 
+    @classmethod
+    def scrub_headers(cls, headers: httpx.Headers, token: str | None) -> httpx.Headers:
+        """`headers` with `token` replaced in every value (X-Request-Id, Location, ...)."""
+        if not token:
+            return headers
+        return httpx.Headers([(k, cls.redact(v, token)) for k, v in headers.multi_items()])
+
     def unavailable(
         self, exc: BaseException, endpoint: str, token: str | None
     ) -> BackendUnavailable:
@@ -255,12 +262,13 @@ class Transport:
         )
         response = await self.http.send(request, stream=True)
         try:
+            headers = self.scrub_headers(response.headers, token)
             if 300 <= response.status_code < 400:
-                return Reply(response.status_code, response.headers, b"", endpoint)
+                return Reply(response.status_code, headers, b"", endpoint)
             data = await read_capped(response, self.max_body_bytes, endpoint)
         finally:
             await response.aclose()
-        return Reply(response.status_code, response.headers, self.scrub(data, token), endpoint)
+        return Reply(response.status_code, headers, self.scrub(data, token), endpoint)
 
 
 async def read_capped(response: httpx.Response, cap: int, endpoint: str) -> bytes:

@@ -265,8 +265,10 @@ class EventStream:
         status = response.status_code
         if status == 204:
             raise _Stop
+        transport = self._client.transport
+        headers = transport.scrub_headers(response.headers, self._token)
         if status == 200:
-            media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            media = headers.get("content-type", "").split(";")[0].strip().lower()
             if media != "text/event-stream":
                 raise ProtocolError(
                     f"{ENDPOINT}: expected text/event-stream, got {media[:60] or 'none'!r}",
@@ -274,12 +276,9 @@ class EventStream:
                     endpoint=ENDPOINT,
                 )
             return None
-        transport = self._client.transport
         body = b"" if 300 <= status < 400 else await read_capped(response, 64 * 1024, ENDPOINT)
         body = transport.scrub(body, self._token)
-        error = error_from_reply(
-            status, response.headers, body, endpoint=ENDPOINT, capability="runs.events"
-        )
+        error = error_from_reply(status, headers, body, endpoint=ENDPOINT, capability="runs.events")
         if isinstance(error, RateLimited) or status in (500, 502, 503, 504):
             return error
         if 200 <= status < 300:
