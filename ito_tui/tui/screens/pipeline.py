@@ -23,7 +23,12 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from ito_tui.client.errors import ProtocolError
+from ito_tui.client.errors import (
+    AuthError,
+    BackendUnavailable,
+    ItoError,
+    TransportPolicyError,
+)
 from ito_tui.contract import EventBase, Proposal, Run
 from ito_tui.state import RunState, RunTracker, TelemetryBank
 from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
@@ -176,9 +181,11 @@ class PipelineScreen(Screen[None]):
     async def _backfill(self) -> None:
         try:
             page = await shell(self).client.telemetry(self.run_id, max_points=BACKFILL_POINTS)
-        except ProtocolError as exc:
-            # A malformed telemetry page costs the charts their history, not the live view:
-            # report it (endpoint and field) and keep following the stream.
+        except (AuthError, BackendUnavailable, TransportPolicyError):
+            raise  # the session's problem, not the endpoint's: the app's error sink decides
+        except ItoError as exc:
+            # A malformed or refused telemetry page costs the charts their history, not the
+            # live view: report it (endpoint and field or problem) and keep following.
             self.post_message(WorkerFailed(exc))
             return
         # A fresh bank: after a resync the old history may have gaps or overlaps.
