@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from state.sequence import PLAN as SEQUENCE_PLAN
+
 from ito_tui.client.errors import Conflict
 from ito_tui.contract import (
     Capabilities,
@@ -34,22 +36,7 @@ T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 NOW = T0 + timedelta(hours=3)
 
 PLAN: dict[str, Any] = {
-    "world_size": 64,
-    "dp_replicate": 1,
-    "dp_shard": 64,
-    "tp": 1,
-    "pp": 1,
-    "cp": 1,
-    "precision": "bf16",
-    "activation_checkpoint": "selective",
-    "compile": True,
-    "fault_tolerance": "torchft_hsdp",
-    "local_batch_seqs": 2,
-    "global_batch_tokens": 1_048_576,
-    "est_mem_per_gpu_gib": 61.5,
-    "hbm_per_gpu_gib": 80.0,
-    "est_tokens_per_s_per_gpu": 7800.0,
-    "est_mfu_frac": 0.38,
+    **SEQUENCE_PLAN,
     "rationale": [
         "8B fits in 80 GiB with FSDP over 64 GPUs; TP not needed",
         "selective activation checkpointing keeps memory under 80%",
