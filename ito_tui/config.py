@@ -4,27 +4,27 @@ Precedence, lowest first: field defaults < the TOML file (`ITO_CONFIG_FILE`, or
 `config.toml` in `paths.config_dir()`) < environment (`ITO_BACKEND_URL`,
 `ITO_ALERTS__BELL=false`, `ITO_KEYMAP='{"quit": "q"}'`, …) < keyword
 overrides from command-line flags (`Settings.load(backend_url=...)`; a `None`
-override means "flag not given").
+override means "flag not given"). Tables merge key by key across the layers.
 
 A token is never a setting: it lives in the OS keyring (`auth.py`), or in
 `ITO_TOKEN` for one session. A `token` key in the file is refused with a message
 saying where tokens go.
+
+Plain dataclasses and hand-written checks, not pydantic-settings: the TUI reads
+its settings before its first frame, and pydantic cost ~165 ms and ~20 MiB there
+(issue 8, benchmark targets #1 and #8). Error messages never quote a value (a
+`backend_url` may carry a password).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from typing import Any, Literal, cast, get_args
 
 from . import paths
 
@@ -32,7 +32,16 @@ __all__ = ["DEFAULT_BACKEND_URL", "Alerts", "ConfigError", "Settings", "config_f
 
 DEFAULT_BACKEND_URL = "http://127.0.0.1:8741"
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+_LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
 _TOKEN_KEYS = frozenset({"token", "api_token", "bearer", "password", "secret"})
+_ENV_PREFIX = "ito_"
+_NESTED = "__"
+# The strings pydantic accepts for a bool, compared case-insensitively.
+_BOOL_WORDS = {
+    **dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True),
+    **dict.fromkeys(("0", "off", "f", "false", "n", "no"), False),
+}
+_REFRESH_RANGE = (0.1, 3600.0)
 
 
 class ConfigError(ValueError):
@@ -45,10 +54,9 @@ def config_file_path() -> Path:
     return Path(override).expanduser() if override else paths.config_file()
 
 
-class Alerts(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Alerts:
     """How a new proposal, a failed gate or a finished run gets the operator's attention."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     bell: bool = True
     """Ring the terminal bell (reaches a tmux pane in another window)."""
@@ -57,25 +65,26 @@ class Alerts(BaseModel):
     title: bool = True
     """Set the terminal/tmux window title to the alert (e.g. "⚠ run_… needs a decision")."""
 
+    def __post_init__(self) -> None:
+        _normalise(self, _ALERTS_FIELDS, "alerts.")
 
-class Settings(BaseSettings):
-    """ito-tui settings. Every field can be set in the TOML file, as `ITO_<FIELD>`, or by a flag."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="ITO_",
-        env_nested_delimiter="__",
-        extra="forbid",
-        use_attribute_docstrings=True,
-        validate_default=True,
-    )
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """ito-tui settings. Every field can be set in the TOML file, as `ITO_<FIELD>`, or by a flag.
+
+    Constructing one directly (`Settings(theme="x")`) gives the defaults plus the
+    arguments, checked and normalised like `load()` does, but reads no file and no
+    environment.
+    """
 
     backend_url: str = DEFAULT_BACKEND_URL
     """Base URL of the Itô backend (no `/v1`). Plain http is allowed to loopback only."""
     theme: str = "ito-dark"
     """Theme name: a shipped theme or one from the config dir's `themes/`."""
-    keymap: dict[str, str] = Field(default_factory=dict)
+    keymap: dict[str, str] = field(default_factory=dict)
     """Binding id -> keys, e.g. `{"approve" = "a", "quit" = "ctrl+q"}`; replaces defaults."""
-    refresh_s: float = Field(default=1.0, ge=0.1, le=3600.0)
+    refresh_s: float = 1.0
     """Seconds between redraws of live values that do not come from the event stream."""
     ca_bundle: str | None = None
     """Path of a PEM CA bundle for https backends signed by a private CA."""
@@ -83,42 +92,17 @@ class Settings(BaseSettings):
     """Allow plain http:// to a non-loopback host (sends the token in clear: avoid)."""
     read_only: bool = False
     """Never send a decision or a cancel: watching only."""
-    alerts: Alerts = Field(default_factory=Alerts)
+    alerts: Alerts = field(default_factory=Alerts)
     """Alert channels: `[alerts] bell = true, toast = true, title = true`."""
     log_level: LogLevel = "INFO"
     """Log level of the rotating log file in the log dir."""
+    fields_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """Names of the fields given by the file, the environment or a flag (not defaulted).
 
-    @field_validator("backend_url")
-    @classmethod
-    def _check_url(cls, value: str) -> str:
-        value = value.strip()
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("backend_url must start with http:// or https://")
-        if "@" in value.split("//", 1)[1].split("/", 1)[0]:
-            raise ValueError("backend_url must not carry credentials (user:pass@host)")
-        return value.rstrip("/")
+    Not a setting itself: `load()` fills it, and the file cannot set it."""
 
-    @field_validator("log_level", mode="before")
-    @classmethod
-    def _upper_level(cls, value: Any) -> Any:
-        return value.upper() if isinstance(value, str) else value
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # First wins: flags, then environment, then the TOML file. No .env files:
-        # a stray .env in the working directory must not change behaviour.
-        return (
-            init_settings,
-            env_settings,
-            TomlConfigSettingsSource(settings_cls, toml_file=config_file_path()),
-        )
+    def __post_init__(self) -> None:
+        _normalise(self, _SETTINGS_FIELDS, "")
 
     @classmethod
     def load(cls, **overrides: Any) -> Settings:
@@ -127,24 +111,36 @@ class Settings(BaseSettings):
         Raises `ConfigError` naming the file and the field at fault.
         """
         path = config_file_path()
-        _check_file(path)
+        layers: list[tuple[dict[str, Any], Mapping[str, str]]] = [
+            (_read_file(path), {}),
+            _read_env(),
+        ]
         given = {k: v for k, v in overrides.items() if v is not None}
-        try:
-            return cls(**given)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
-                for e in exc.errors(include_url=False, include_input=False)
+        layers.append((given, dict.fromkeys(given, "a command-line flag")))
+        merged: dict[str, Any] = {}
+        origin: dict[str, str] = {}
+        for values, names in layers:
+            _deep_update(merged, values)
+            origin.update(names)
+        values, problems = _validate(merged, _SETTINGS_FIELDS, "")
+        if problems:
+            described = "; ".join(
+                f"{loc} (from {origin[loc]}): {msg}" if loc in origin else f"{loc}: {msg}"
+                for loc, msg in problems
             )
-            raise ConfigError(f"invalid settings (file {path}, env ITO_*): {problems}") from None
+            raise ConfigError(f"invalid settings (file {path}, env ITO_*): {described}")
+        return cls(**values, fields_set=frozenset(values))
 
 
-def _check_file(path: Path) -> None:
-    """Refuse an unreadable file, bad TOML, or a token in the file, with a clear message."""
+# -- reading the layers ------------------------------------------------------------------
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    """The file's table; refuses an unreadable file, bad TOML, or a token in the file."""
     if not path.is_file():
         if os.environ.get("ITO_CONFIG_FILE"):
             raise ConfigError(f"ITO_CONFIG_FILE points at {path}, which is not a file")
-        return
+        return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -157,3 +153,195 @@ def _check_file(path: Path) -> None:
             f"settings file {path} has {', '.join(bad)}: tokens never go in files. "
             "Remove it and run `ito-tui login` (keyring), or set ITO_TOKEN for one session."
         )
+    return data
+
+
+def _read_env() -> tuple[dict[str, Any], dict[str, str]]:
+    """`ITO_<FIELD>` and `ITO_<FIELD>__<KEY>` variables (names case-insensitive).
+
+    Variables that name no field (`ITO_TOKEN`, `ITO_CONFIG_FILE`, …) are not
+    settings and are skipped. A table field takes a JSON object, or one key per
+    `__` variable. Returns the values and, per field path, the variable it came from.
+    """
+    values: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    nested: list[tuple[str, list[str], str, str]] = []
+    for env_name, raw in os.environ.items():
+        lowered = env_name.lower()
+        if not lowered.startswith(_ENV_PREFIX):
+            continue
+        name, *keys = lowered[len(_ENV_PREFIX) :].split(_NESTED)
+        if name not in _SETTINGS_FIELDS:
+            continue
+        if not keys:
+            values[name] = _env_json(env_name, raw) if name in _TABLES else raw
+            names[name] = env_name
+            if isinstance(values[name], dict):
+                names.update({f"{name}.{key}": env_name for key in values[name]})
+        elif name in _TABLES:
+            nested.append((name, keys, env_name, raw))
+    for name, keys, env_name, raw in sorted(nested):
+        table = values.setdefault(name, {})
+        if not isinstance(table, dict):
+            continue  # the JSON variable said something that is not a table: reported later
+        for key in keys[:-1]:
+            table = table.setdefault(key, {})
+            if not isinstance(table, dict):
+                break
+        else:
+            table[keys[-1]] = raw
+            names[".".join([name, *keys])] = env_name
+    return values, names
+
+
+def _env_json(env_name: str, raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        # exc.msg and the position only: the text itself is not echoed.
+        raise ConfigError(
+            f"invalid settings (env {env_name}): not valid JSON ({exc.msg} at char {exc.pos}); "
+            f'expected an object such as {env_name}=\'{{"key": "value"}}\''
+        ) from None
+
+
+def _deep_update(target: dict[str, Any], update: Mapping[str, Any]) -> None:
+    for key, value in update.items():
+        old = target.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            merged = dict(old)
+            _deep_update(merged, value)
+            target[key] = merged
+        else:
+            target[key] = value
+
+
+# -- checking values -----------------------------------------------------------------------
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("must be a string")
+    return value
+
+
+def _optional_str(value: Any) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _url(value: Any) -> str:
+    url = _str(value).strip()
+    if not url.startswith(("http://", "https://")):
+        raise ValueError("backend_url must start with http:// or https://")
+    if "@" in url.split("//", 1)[1].split("/", 1)[0]:
+        raise ValueError("backend_url must not carry credentials (user:pass@host)")
+    return url.rstrip("/")
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
+        return _BOOL_WORDS[value.strip().lower()]
+    raise ValueError("must be a boolean: true/false, yes/no, on/off or 1/0")
+
+
+def _refresh(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError("must be a number")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError("must be a number") from None
+    low, high = _REFRESH_RANGE
+    if not low <= number <= high:  # also refuses nan
+        raise ValueError(f"must be between {low:g} and {high:g} seconds")
+    return number
+
+
+def _level(value: Any) -> LogLevel:
+    level = _str(value).upper()
+    if level not in _LOG_LEVELS:
+        raise ValueError(f"must be one of {', '.join(_LOG_LEVELS)}")
+    return cast("LogLevel", level)
+
+
+def _keymap(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ValueError('must be a table of binding id -> keys, e.g. {"quit" = "ctrl+q"}')
+    for key, keys in value.items():
+        if not isinstance(keys, str):
+            raise ValueError(f"the keys for {key!r} must be a string such as 'ctrl+q'")
+    return dict(value)
+
+
+_ALERTS_FIELDS: dict[str, Callable[[Any], Any]] = {"bell": _bool, "toast": _bool, "title": _bool}
+
+
+def _alerts(value: Any) -> Alerts:
+    if isinstance(value, Alerts):
+        return value
+    if not isinstance(value, dict):
+        raise ValueError("must be a table such as [alerts] bell = true")
+    checked, problems = _validate(value, _ALERTS_FIELDS, "alerts.")
+    if problems:
+        raise _Problems(problems)
+    return Alerts(**checked)
+
+
+_SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "backend_url": _url,
+    "theme": _str,
+    "keymap": _keymap,
+    "refresh_s": _refresh,
+    "ca_bundle": _optional_str,
+    "insecure_http": _bool,
+    "read_only": _bool,
+    "alerts": _alerts,
+    "log_level": _level,
+}
+_TABLES = frozenset({"keymap", "alerts"})
+
+
+class _Problems(Exception):
+    """Several (field path, message) problems found inside one table."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__(problems)
+        self.problems = problems
+
+
+def _validate(
+    raw: Mapping[str, Any], checks: Mapping[str, Callable[[Any], Any]], prefix: str
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Each value through its field's check; unknown keys are problems, not ignored."""
+    values: dict[str, Any] = {}
+    problems: list[tuple[str, str]] = []
+    for key, value in raw.items():
+        check = checks.get(key)
+        if check is None:
+            problems.append((f"{prefix}{key}", f"unknown setting (known: {', '.join(checks)})"))
+            continue
+        try:
+            values[key] = check(value)
+        except _Problems as exc:
+            problems.extend(exc.problems)
+        except ValueError as exc:
+            problems.append((f"{prefix}{key}", str(exc)))
+    return values, problems
+
+
+def _normalise(
+    instance: Settings | Alerts, checks: Mapping[str, Callable[[Any], Any]], prefix: str
+) -> None:
+    """Check a constructed instance like `load()` checks its layers, and store the clean values."""
+    raw = {name: getattr(instance, name) for name in checks}
+    values, problems = _validate(raw, checks, prefix)
+    if problems:
+        raise ConfigError(
+            "invalid settings: " + "; ".join(f"{loc}: {msg}" for loc, msg in problems)
+        )
+    for name, value in values.items():
+        object.__setattr__(instance, name, value)

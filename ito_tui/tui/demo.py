@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import getpass
 import os
 import re
@@ -230,7 +231,7 @@ def run_demo(
             print(f"ito-tui demo: {exc}", file=sys.stderr)
             return 1
         base = settings if settings is not None else _load_settings()
-        demo_settings = base.model_copy(update={"backend_url": url})
+        demo_settings = dataclasses.replace(base, backend_url=url)
         from ito_tui.tui.launch import run_tui
 
         return run_tui(demo_settings, read_only=base.read_only, token=child.token)

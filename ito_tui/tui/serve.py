@@ -29,7 +29,7 @@ def is_loopback(host: str) -> bool:
 
 def backend_configured(settings: Settings) -> bool:
     """Whether the user chose a backend (file, env or flag) rather than the default."""
-    return "backend_url" in settings.model_fields_set
+    return "backend_url" in settings.fields_set
 
 
 def serve_command(settings: Settings) -> str:

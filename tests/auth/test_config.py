@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import inspect
+import itertools
 from pathlib import Path
 
 import pytest
 
-from ito_tui import paths
-from ito_tui.config import DEFAULT_BACKEND_URL, ConfigError, Settings, config_file_path
+from ito_tui import config, paths
+from ito_tui.config import DEFAULT_BACKEND_URL, Alerts, ConfigError, Settings, config_file_path
 
 
 def write(path: Path, text: str) -> Path:
@@ -63,7 +67,7 @@ def test_ito_config_file_overrides_the_location(
 
 @pytest.mark.faults
 def test_a_token_is_never_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert not any("token" in name for name in Settings.model_fields)
+    assert not any("token" in f.name for f in dataclasses.fields(Settings))
     write(config_file_path(), 'token = "s3cret"\n')
     with pytest.raises(ConfigError) as info:
         Settings.load()
@@ -71,7 +75,7 @@ def test_a_token_is_never_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     config_file_path().unlink()
     monkeypatch.setenv("ITO_TOKEN", "s3cret")  # the session token is auth's business, not config's
     monkeypatch.setenv("ITO_SIM_TOKENS", "alice:s3cret")
-    dumped = Settings.load().model_dump_json()
+    dumped = repr(dataclasses.asdict(Settings.load()))
     assert "s3cret" not in dumped
 
 
@@ -105,11 +109,22 @@ def test_log_level_is_case_insensitive(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_field_is_documented() -> None:
-    from ito_tui.config import Alerts
-
+    tree = ast.parse(inspect.getsource(config))
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     for model in (Settings, Alerts):
-        for name, info in model.model_fields.items():
-            assert info.description, f"{model.__name__}.{name} has no docstring"
+        body = classes[model.__name__].body
+        documented = {
+            stmt.target.id
+            for stmt, after in itertools.pairwise(body)
+            if isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+            and after.value.value.strip()
+        }
+        for f in dataclasses.fields(model):
+            assert f.name in documented, f"{model.__name__}.{f.name} has no docstring"
 
 
 def test_paths_are_created_lazily_and_privately() -> None:
@@ -119,3 +134,154 @@ def test_paths_are_created_lazily_and_privately() -> None:
     assert db.parent.is_dir() and not db.exists()
     assert db.parent.stat().st_mode & 0o077 == 0
     assert paths.themes_dir().parent == paths.config_dir()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [(word, True) for word in ("true", "True", "1", "yes", "YES", "on", " on ")]
+    + [(word, False) for word in ("false", "False", "0", "no", "No", "off", "OFF")],
+)
+def test_env_booleans_take_every_usual_spelling(
+    monkeypatch: pytest.MonkeyPatch, text: str, expected: bool
+) -> None:
+    monkeypatch.setenv("ITO_READ_ONLY", text)
+    monkeypatch.setenv("ITO_ALERTS__BELL", text)
+    s = Settings.load()
+    assert s.read_only is expected and s.alerts.bell is expected
+    assert s.alerts.toast is True  # the other channels keep their defaults
+
+
+@pytest.mark.parametrize(
+    ("name", "field"), [("ITO_READ_ONLY", "read_only"), ("ITO_ALERTS__BELL", "alerts.bell")]
+)
+@pytest.mark.parametrize("text", ["maybe", "", "2", "truee"])
+def test_a_bad_env_boolean_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, field: str, text: str
+) -> None:
+    monkeypatch.setenv(name, text)
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    assert field in str(info.value) and name in str(info.value)
+
+
+def test_keymap_from_env_json_and_nested_variables_merge_with_the_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write(config_file_path(), '[keymap]\napprove = "a"\nquit = "ctrl+q"\n')
+    monkeypatch.setenv("ITO_KEYMAP", '{"quit": "q"}')
+    monkeypatch.setenv("ITO_KEYMAP__HELP", "f1")
+    assert Settings.load().keymap == {"approve": "a", "quit": "q", "help": "f1"}
+    monkeypatch.setenv("ITO_ALERTS", '{"toast": false}')
+    alerts = Settings.load().alerts
+    assert (alerts.bell, alerts.toast, alerts.title) == (True, False, True)
+
+
+@pytest.mark.faults
+@pytest.mark.parametrize("text", ['{"quit": "q"', "quit=q", '["q"]', '{"quit": 1}', "null"])
+def test_a_bad_json_keymap_is_refused_without_echoing_it(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setenv("ITO_KEYMAP", text)
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    message = str(info.value)
+    assert "ITO_KEYMAP" in message and text not in message
+
+
+@pytest.mark.parametrize("text", ["abc", "", "0.01", "3601", "nan", "inf", "-1"])
+def test_a_bad_env_number_names_the_field_and_variable(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setenv("ITO_REFRESH_S", text)
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    assert "refresh_s" in str(info.value) and "ITO_REFRESH_S" in str(info.value)
+
+
+def test_env_numbers_and_bounds_are_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    for text, value in (("0.1", 0.1), ("3600", 3600.0), (" 2.5 ", 2.5)):
+        monkeypatch.setenv("ITO_REFRESH_S", text)
+        assert Settings.load().refresh_s == value
+
+
+@pytest.mark.parametrize(
+    ("name", "field"),
+    [("ITO_ALERTS__BEEP", "alerts.beep"), ("ITO_ALERTS", "alerts.beep")],
+)
+def test_a_nested_unknown_env_key_is_refused(
+    monkeypatch: pytest.MonkeyPatch, name: str, field: str
+) -> None:
+    monkeypatch.setenv(name, '{"beep": true}' if name == "ITO_ALERTS" else "true")
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    assert field in str(info.value) and name in str(info.value)
+
+
+def test_env_variables_that_name_no_setting_are_not_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ITO_SIM_SPEED", "fast")
+    monkeypatch.setenv("ITO_TOKEN", "s3cret")
+    assert Settings.load() == Settings()
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("theme = 1\n", "theme"),
+        ("read_only = 2\n", "read_only"),
+        ('refresh_s = "often"\n', "refresh_s"),
+        ("refresh_s = true\n", "refresh_s"),
+        ("log_level = 10\n", "log_level"),
+        ("ca_bundle = 1\n", "ca_bundle"),
+        ('keymap = "q"\n', "keymap"),
+        ("[keymap]\nquit = 1\n", "keymap"),
+        ('alerts = "on"\n', "alerts"),
+        ('[alerts]\nbell = "loud"\n', "alerts.bell"),
+        ("fields_set = []\n", "fields_set"),
+    ],
+)
+def test_wrong_types_in_the_file_name_the_file_and_field(text: str, field: str) -> None:
+    path = write(config_file_path(), text)
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    assert f"{field}:" in str(info.value) and str(path) in str(info.value)
+
+
+@pytest.mark.faults
+def test_a_url_with_credentials_is_refused_without_echoing_them() -> None:
+    write(config_file_path(), 'backend_url = "https://alice:hunter2@ito.example"\n')
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    assert "backend_url" in str(info.value) and "hunter2" not in str(info.value)
+
+
+def test_backend_url_is_stripped_of_spaces_and_trailing_slashes() -> None:
+    write(config_file_path(), 'backend_url = "  https://ito.example/base//  "\n')
+    assert Settings.load().backend_url == "https://ito.example/base"
+
+
+def test_fields_set_lists_what_the_layers_gave(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings.load().fields_set == frozenset()
+    write(config_file_path(), 'theme = "night"\n')
+    monkeypatch.setenv("ITO_REFRESH_S", "2")
+    s = Settings.load(backend_url="https://ito.example", read_only=None)
+    assert s.fields_set == {"theme", "refresh_s", "backend_url"}
+
+
+def test_direct_construction_checks_but_reads_no_file_or_env(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write(config_file_path(), 'theme = "night"\n')
+    monkeypatch.setenv("ITO_THEME", "day")
+    assert Settings().theme == "ito-dark"
+    assert Settings(log_level="debug", backend_url="http://127.0.0.1:1/").log_level == "DEBUG"
+    assert Settings(backend_url="http://127.0.0.1:1/").backend_url == "http://127.0.0.1:1"
+    assert Settings(alerts={"bell": False}).alerts == Alerts(bell=False)  # type: ignore[arg-type]
+    for bad in ({"refresh_s": 0}, {"backend_url": "ftp://x"}, {"log_level": "LOUD"}):
+        with pytest.raises(ConfigError):
+            Settings(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"alerts\.bell"):
+        Alerts(bell="loud")  # type: ignore[arg-type]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Settings().theme = "x"  # type: ignore[misc]

@@ -59,7 +59,7 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 
 def settings(**values: Any) -> Settings:
     """Settings with defaults and `values` only: no file, no ITO_* environment."""
-    return Settings.model_construct(**values)
+    return Settings(**values, fields_set=frozenset(values))
 
 
 async def wait_for(

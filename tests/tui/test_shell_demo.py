@@ -92,5 +92,4 @@ def test_serve_binds_loopback_and_refuses_a_public_host_without_the_flag(
     assert "no authentication" in capsys.readouterr().err
     assert serve_command(settings()).endswith("ito_tui.cli demo")
     configured = settings(backend_url="https://ito.example")
-    configured.model_fields_set.add("backend_url")
     assert "tui --backend https://ito.example" in serve_command(configured)
