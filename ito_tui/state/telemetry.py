@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -314,19 +314,17 @@ class TelemetrySeries:
         if self.count == 0 or self.last_x is None or self.first_x is None:
             return SeriesView((None,) * width, 0.0, 0.0, None, None, None)
         x_end = self.last_x
-        x_start = self.first_x if window is None else max(self.first_x, x_end - window)
-        span = x_end - x_start
+        edges = _edges(self.first_x, x_end, width, window)
+        x_start = edges[0]
         lo_col: list[float] = [math.inf] * width
         hi_col: list[float] = [-math.inf] * width
         last_col: list[float | None] = [None] * width
-        # Column c covers [edges[c], edges[c+1]); the last column is closed at x_end.
-        edges = [x_start + span * c / width for c in range(width)] + [math.inf]
         for x0, x1, lo, hi, last in self._segments():
             if x1[-1] < x_start:
                 continue
             # Only the columns this segment can touch (one extra each side for rounding).
-            c_first = max(0, _col(x0[0], x_start, span, width) - 1)
-            c_last = min(width - 1, _col(x1[-1], x_start, span, width) + 1)
+            c_first = max(0, _col(x0[0], edges) - 1)
+            c_last = min(width - 1, _col(x1[-1], edges) + 1)
             for c in range(c_first, c_last + 1):
                 a = bisect_left(x1, edges[c])
                 b = bisect_left(x0, edges[c + 1])
@@ -344,9 +342,7 @@ class TelemetrySeries:
         )
         filled = [col for col in columns if col is not None]
         marks = tuple(
-            (_col(x, x_start, span, width), label)
-            for x, label in self._markers
-            if x_start <= x <= x_end
+            (_col(x, edges), label) for x, label in self._markers if x_start <= x <= x_end
         )
         return SeriesView(
             columns,
@@ -359,8 +355,31 @@ class TelemetrySeries:
         )
 
 
-def _col(x: float, x_start: float, span: float, width: int) -> int:
+def _edges(first_x: float, x_end: float, width: int, window: float | None) -> list[float]:
+    """Column edges: column c covers [edges[c], edges[c+1]); edges[width] is +inf.
+
+    A window shorter than the run lays its columns on a fixed grid of step
+    `window / (width − 1)` (multiples of the step, not offsets from the newest
+    sample), so a new sample changes only the last column (the one it falls in)
+    and the first (the partial cell the window's start slides through); the
+    other columns keep their samples until the grid scrolls by a whole step.
+    The window's `width − 1` steps touch exactly `width` grid cells, the first
+    and the last partly. The whole run, or a window longer than the run, is
+    stretched over the width instead (its span grows with every sample).
+    """
+    if window is not None and 0 < window < x_end - first_x and width > 1:
+        step = window / (width - 1)
+        cell = x_end / step
+        if abs(cell) < 2.0**52:  # a grid finer than a float can count stretches instead
+            x_start = x_end - window
+            first_cell = math.floor(cell) - (width - 1)
+            inner = [max(x_start, (first_cell + c) * step) for c in range(1, width)]
+            return [x_start, *inner, math.inf]
+    x_start = first_x if window is None else max(first_x, x_end - window)
+    span = x_end - x_start
+    return [x_start + span * c / width for c in range(width)] + [math.inf]
+
+
+def _col(x: float, edges: list[float]) -> int:
     """The column of `x` (clamped to the view)."""
-    if span <= 0:
-        return width - 1
-    return max(0, min(width - 1, int((x - x_start) / span * width)))
+    return max(0, min(len(edges) - 2, bisect_right(edges, x) - 1))

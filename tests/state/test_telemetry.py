@@ -267,3 +267,22 @@ def test_a_view_is_recomputed_only_when_the_series_changed() -> None:
     assert marked is not v and (10, "rewind") in marked.markers
     s.append(100.0, -1.0)
     assert s.view(20).min == -1.0
+
+
+def test_a_windowed_view_keeps_its_columns_on_a_fixed_grid() -> None:
+    """A new sample changes only the column it falls in (and the first, which the
+    window's start slides through); the grid scrolls by whole columns."""
+    s = TelemetrySeries("x")
+    for i in range(10_000):
+        s.append(float(i), math.sin(i * 1.7) + (i * 7919 % 13) * 0.1)
+    width, window = 31, 900.0  # one column per 30 s, cell 333 = [9990, 10020)
+    before = s.view(width, window)
+    s.append(10_005.0, 5.0)  # inside the last column's cell
+    after = s.view(width, window)
+    assert after.columns[1:-1] == before.columns[1:-1]
+    assert after.columns[-1] is not None and after.columns[-1].max == 5.0
+    assert (after.x_start, after.x_end) == (9_105.0, 10_005.0)
+    s.append(10_020.0, 0.0)  # the first sample of the next cell: everything moves one left
+    scrolled = s.view(width, window)
+    assert scrolled.columns[1:-1] == after.columns[2:]
+    assert scrolled.columns[-1] == (0.0, 0.0, 0.0)
