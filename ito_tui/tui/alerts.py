@@ -115,11 +115,14 @@ class Alerter:
             self.app.bell()
 
     def set_title(self, title: str) -> None:
-        """Set the terminal title (OSC 2) when it changed; also the app's own title."""
+        """Write the terminal title (OSC 2) when it changed; `title` records the last one.
+
+        `App.title` is left alone: it is a reactive that repaints the whole screen, and no
+        widget here draws it. A headless driver's `write` does nothing.
+        """
         if title == self.title or not self._switch("title"):
             return
         self.title = title
-        self.app.title = title
         driver = getattr(self.app, "_driver", None)  # Textual has no public title API
-        if driver is not None and not self.app.is_headless:
+        if driver is not None:
             driver.write(f"\x1b]2;{title}\x07")

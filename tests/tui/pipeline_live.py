@@ -8,7 +8,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import SecretStr
+from textual.drivers.headless_driver import HeadlessDriver
 from textual.pilot import Pilot
 
 from ito_tui.client import ItoClient
@@ -91,3 +93,21 @@ async def wait_for(
 
 def has_pipeline(app: ItoApp) -> bool:
     return any(isinstance(s, PipelineScreen) for s in app.screen_stack)
+
+
+def capture_titles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every terminal title (OSC 2) the app writes to its (headless) driver.
+
+    A title is what lies between the sequence's opening and its final BEL, so a control
+    character smuggled into it (even a BEL) stays in the recorded title.
+    """
+    titles: list[str] = []
+    real_write = HeadlessDriver.write
+
+    def write(self: HeadlessDriver, data: str) -> None:
+        if data.startswith("\x1b]2;") and data.endswith("\x07"):
+            titles.append(data[4:-1])
+        real_write(self, data)
+
+    monkeypatch.setattr(HeadlessDriver, "write", write)
+    return titles

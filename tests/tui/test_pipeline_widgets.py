@@ -67,8 +67,7 @@ def test_alert_channels_can_be_switched_off() -> None:
         settings=SimpleNamespace(alerts=SimpleNamespace(bell=False, toast=True, title=False)),
         notify=lambda *a, **k: calls.append("toast"),
         bell=lambda: calls.append("bell"),
-        is_headless=True,
-        title="",
+        _driver=SimpleNamespace(write=calls.append),
     )
     alerter = Alerter(app)
     warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
@@ -79,7 +78,18 @@ def test_alert_channels_can_be_switched_off() -> None:
     assert alert is not None
     alerter.alert(alert)
     alerter.set_title("ito · x")
-    assert calls == ["toast"] and app.title == "" and alerter.title is None
+    assert calls == ["toast"] and alerter.title is None  # no bell, no OSC 2 written
+
+
+def test_the_title_is_written_to_the_terminal_once_per_change() -> None:
+    written: list[str] = []
+    app: Any = SimpleNamespace(settings=None, _driver=SimpleNamespace(write=written.append))
+    alerter = Alerter(app)
+    for title in ("ito · x · pretrain 49%", "ito · x · pretrain 49%", "ito · x · pretrain 50%"):
+        alerter.set_title(title)
+    assert written == ["\x1b]2;ito · x · pretrain 49%\x07", "\x1b]2;ito · x · pretrain 50%\x07"]
+    assert alerter.title == "ito · x · pretrain 50%"
+    assert not hasattr(app, "title")  # App.title repaints the whole screen: left alone
 
 
 @pytest.mark.faults
