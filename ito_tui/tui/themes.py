@@ -1,20 +1,23 @@
-"""Theme files: a pydantic model of `themes/*.toml`, turned into Textual themes.
+"""Theme files: `themes/*.toml`, strictly checked, turned into Textual themes.
 
 Built-in themes ship in the package (`ito_tui/_themes` in a wheel, `<repo>/themes`
 in an editable checkout); users add their own in `paths.themes_dir()`. A file
 that does not parse or validate is skipped with a notice, never a crash.
+
+The checks are written out by hand rather than as a pydantic model: themes load
+before the first frame, where importing pydantic cost ~78 ms (issue 8, #1/#8).
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -45,7 +48,9 @@ _COLOUR_FIELDS = (
 )
 
 
-def _check_colour(value: str) -> str:
+def _check_colour(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("must be a string naming a colour")
     # "ansi_*" names and an optional alpha ("ansi_red 50%") are valid Textual colours.
     colour = value.split()[0] if value.split() else value
     try:
@@ -55,15 +60,18 @@ def _check_colour(value: str) -> str:
     return value
 
 
-class ThemeFile(BaseModel):
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_NAME_MAX = 40
+
+
+@dataclass(frozen=True, slots=True)
+class ThemeFile:
     """One theme file: Textual's theme fields plus app variables, strictly checked."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)
+    name: str
+    primary: str
     dark: bool = True
     ansi: bool = False
-    primary: str
     secondary: str | None = None
     warning: str | None = None
     error: str | None = None
@@ -74,23 +82,28 @@ class ThemeFile(BaseModel):
     surface: str | None = None
     panel: str | None = None
     boost: str | None = None
-    luminosity_spread: float = Field(default=0.15, ge=0, le=1)
-    text_alpha: float = Field(default=0.95, ge=0, le=1)
-    variables: dict[str, str] = {}
+    luminosity_spread: float = 0.15
+    text_alpha: float = 0.95
+    variables: dict[str, str] = field(default_factory=dict)
 
-    @field_validator(*_COLOUR_FIELDS)
     @classmethod
-    def _colour(cls, value: str | None) -> str | None:
-        return None if value is None else _check_colour(value)
-
-    @field_validator("variables")
-    @classmethod
-    def _variable_colours(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, colour in value.items():
-            # App colour variables must be colours; Textual's own may be styles too.
-            if name in APP_VARIABLES:
-                _check_colour(colour)
-        return value
+    def from_dict(cls, raw: Mapping[str, Any]) -> ThemeFile:
+        """Check a parsed file; raises ValueError("<key>: <reason>") at the first problem."""
+        known = {f.name for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key in ("name", *(f.name for f in fields(cls) if f.name != "name")):
+            if key not in raw:
+                if key in ("name", "primary"):
+                    raise ValueError(f"{key}: field required")
+                continue
+            try:
+                values[key] = _CHECKS[key](raw[key])
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc}") from None
+        unknown = sorted(str(key) for key in raw if key not in known)
+        if unknown:
+            raise ValueError(f"{unknown[0]}: unknown key (known: {', '.join(sorted(known))})")
+        return cls(**values)
 
     def to_theme(self) -> Theme:
         """The Textual theme this file describes."""
@@ -104,6 +117,57 @@ class ThemeFile(BaseModel):
             variables=dict(self.variables),
             **colours,
         )
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not _NAME.match(value) or len(value) > _NAME_MAX:
+        raise ValueError(
+            f"must be lower-case letters, digits and dashes, at most {_NAME_MAX} characters"
+        )
+    return value
+
+
+def _optional_colour(value: Any) -> str | None:
+    return None if value is None else _check_colour(value)
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _fraction(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError("must be a number from 0 to 1")
+    return float(value)
+
+
+def _variables(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ValueError("must be a table of variable = value")
+    for name, colour in value.items():
+        if not isinstance(colour, str):
+            raise ValueError(f"{name} must be a string")
+        # App colour variables must be colours; Textual's own may be styles too.
+        if name in APP_VARIABLES:
+            try:
+                _check_colour(colour)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+    return dict(value)
+
+
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "name": _name,
+    "primary": _check_colour,
+    "dark": _bool,
+    "ansi": _bool,
+    **{name: _optional_colour for name in _COLOUR_FIELDS if name != "primary"},
+    "luminosity_spread": _fraction,
+    "text_alpha": _fraction,
+    "variables": _variables,
+}
 
 
 @dataclass
@@ -128,12 +192,7 @@ def parse_theme_file(path: Path) -> Theme:
         raw: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(str(exc)) from exc
-    try:
-        return ThemeFile.model_validate(raw).to_theme()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "file"
-        raise ValueError(f"{where}: {first['msg']}") from exc
+    return ThemeFile.from_dict(raw).to_theme()
 
 
 def load_themes(dirs: Iterable[Path]) -> ThemeSet:

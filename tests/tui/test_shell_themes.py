@@ -55,8 +55,49 @@ def test_a_broken_theme_file_is_skipped_with_a_notice(tmp_path: Path) -> None:
 
 
 def test_theme_file_rejects_unknown_keys() -> None:
-    with pytest.raises(ValueError):
-        ThemeFile.model_validate({"name": "x", "primary": "ansi_red", "primry": "x"})
+    with pytest.raises(ValueError, match="primry"):
+        ThemeFile.from_dict({"name": "x", "primary": "ansi_red", "primry": "x"})
+
+
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        ({"primary": "ansi_red"}, "name: field required"),
+        ({"name": "x"}, "primary: field required"),
+        ({"name": "Night", "primary": "ansi_red"}, "name:"),
+        ({"name": "-x", "primary": "ansi_red"}, "name:"),
+        ({"name": "x" * 41, "primary": "ansi_red"}, "name:"),
+        ({"name": 1, "primary": "ansi_red"}, "name:"),
+        ({"name": "x", "primary": "not-a-colour"}, "primary:"),
+        ({"name": "x", "primary": 3}, "primary:"),
+        ({"name": "x", "primary": "ansi_red", "error": "nope"}, "error:"),
+        ({"name": "x", "primary": "ansi_red", "dark": "yes"}, "dark:"),
+        ({"name": "x", "primary": "ansi_red", "ansi": 1}, "ansi:"),
+        ({"name": "x", "primary": "ansi_red", "text_alpha": 1.5}, "text_alpha:"),
+        ({"name": "x", "primary": "ansi_red", "luminosity_spread": -0.1}, "luminosity_spread:"),
+        ({"name": "x", "primary": "ansi_red", "luminosity_spread": "0.1"}, "luminosity_spread:"),
+        ({"name": "x", "primary": "ansi_red", "variables": "x"}, "variables:"),
+        ({"name": "x", "primary": "ansi_red", "variables": {"stale": "nope"}}, "variables:"),
+        ({"name": "x", "primary": "ansi_red", "variables": {"border": 1}}, "variables:"),
+    ],
+)
+def test_theme_file_checks_each_field(raw: dict[str, object], where: str) -> None:
+    with pytest.raises(ValueError, match=where):
+        ThemeFile.from_dict(raw)
+
+
+def test_theme_file_accepts_textual_styles_in_its_own_variables() -> None:
+    theme = ThemeFile.from_dict(
+        {
+            "name": "x",
+            "primary": "ansi_red 50%",
+            "luminosity_spread": 0,
+            "text_alpha": 1,
+            "variables": {"footer-key-foreground": "bold", "stale": "ansi_bright_black"},
+        }
+    ).to_theme()
+    assert theme.name == "x" and theme.primary == "ansi_red 50%"
+    assert theme.variables["footer-key-foreground"] == "bold"
 
 
 async def test_user_theme_from_the_config_dir_and_a_broken_one_falls_back(
