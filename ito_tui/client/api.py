@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from functools import cache
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import quote
@@ -54,17 +55,19 @@ MAX_PAGES = 1000
 """Most pages one listing call follows (a cursor loop is a ProtocolError before that)."""
 PAGE_LIMIT = 100
 
-_CAPS = TypeAdapter(Capabilities)
-_WHOAMI = TypeAdapter(WhoAmI)
-_BOOKING = TypeAdapter(Booking)
-_BOOKING_PAGE = TypeAdapter(Page[Booking])
-_ESTIMATE = TypeAdapter(Estimate)
-_RUN = TypeAdapter(Run)
-_RUN_PAGE = TypeAdapter(Page[RunSummary])
-_TELEMETRY = TypeAdapter(TelemetryPage)
-_CHECKPOINTS = TypeAdapter(list[Checkpoint])
-_PROPOSALS = TypeAdapter(list[Proposal])
-_PROPOSAL = TypeAdapter(Proposal)
+# Response adapters, each built on first use and kept: building all eleven at import
+# cost ~57 ms, paid even by a command that sends one request (issue 8, #2b).
+_CAPS = cache(lambda: TypeAdapter(Capabilities))
+_WHOAMI = cache(lambda: TypeAdapter(WhoAmI))
+_BOOKING = cache(lambda: TypeAdapter(Booking))
+_BOOKING_PAGE = cache(lambda: TypeAdapter(Page[Booking]))
+_ESTIMATE = cache(lambda: TypeAdapter(Estimate))
+_RUN = cache(lambda: TypeAdapter(Run))
+_RUN_PAGE = cache(lambda: TypeAdapter(Page[RunSummary]))
+_TELEMETRY = cache(lambda: TypeAdapter(TelemetryPage))
+_CHECKPOINTS = cache(lambda: TypeAdapter(list[Checkpoint]))
+_PROPOSALS = cache(lambda: TypeAdapter(list[Proposal]))
+_PROPOSAL = cache(lambda: TypeAdapter(Proposal))
 
 
 def _json(model: BaseModel) -> bytes:
@@ -145,7 +148,7 @@ class ItoClient:
                 reply = await self._transport.send(
                     "GET", "/v1/capabilities", endpoint="GET /v1/capabilities"
                 )
-                self._caps = decode(_CAPS, reply)
+                self._caps = decode(_CAPS(), reply)
             return self._caps
 
     async def require(self, name: str) -> None:
@@ -181,7 +184,7 @@ class ItoClient:
 
     async def whoami(self) -> WhoAmI:
         """`GET /v1/whoami`: the operator the token maps to (AuthError if none)."""
-        result: WhoAmI = await self._get(_WHOAMI, "/v1/whoami", "GET /v1/whoami", None)
+        result: WhoAmI = await self._get(_WHOAMI(), "/v1/whoami", "GET /v1/whoami", None)
         return result
 
     async def _all_pages(
@@ -222,7 +225,7 @@ class ItoClient:
     async def bookings(self, status: str | None = None, all_pages: bool = True) -> list[Booking]:
         """`GET /v1/bookings?status=`, following `next_cursor` unless `all_pages=False`."""
         return await self._all_pages(
-            _BOOKING_PAGE,
+            _BOOKING_PAGE(),
             "/v1/bookings",
             "GET /v1/bookings",
             "bookings.read",
@@ -233,7 +236,7 @@ class ItoClient:
     async def booking(self, booking_id: str) -> Booking:
         """`GET /v1/bookings/{id}`."""
         result: Booking = await self._get(
-            _BOOKING, f"/v1/bookings/{_seg(booking_id)}", "GET /v1/bookings/{id}", "bookings.read"
+            _BOOKING(), f"/v1/bookings/{_seg(booking_id)}", "GET /v1/bookings/{id}", "bookings.read"
         )
         return result
 
@@ -242,7 +245,7 @@ class ItoClient:
     ) -> list[RunSummary]:
         """`GET /v1/runs?state=&booking_id=`, all pages."""
         return await self._all_pages(
-            _RUN_PAGE,
+            _RUN_PAGE(),
             "/v1/runs",
             "GET /v1/runs",
             "runs.read",
@@ -253,7 +256,7 @@ class ItoClient:
     async def run(self, run_id: str) -> Run:
         """`GET /v1/runs/{id}`: the full snapshot, with `last_event_seq`."""
         result: Run = await self._get(
-            _RUN, f"/v1/runs/{_seg(run_id)}", "GET /v1/runs/{id}", "runs.read"
+            _RUN(), f"/v1/runs/{_seg(run_id)}", "GET /v1/runs/{id}", "runs.read"
         )
         return result
 
@@ -262,7 +265,7 @@ class ItoClient:
     ) -> TelemetryPage:
         """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=`."""
         result: TelemetryPage = await self._get(
-            _TELEMETRY,
+            _TELEMETRY(),
             f"/v1/runs/{_seg(run_id)}/telemetry",
             "GET /v1/runs/{id}/telemetry",
             "runs.telemetry",
@@ -273,7 +276,7 @@ class ItoClient:
     async def checkpoints(self, run_id: str) -> list[Checkpoint]:
         """`GET /v1/runs/{id}/checkpoints`."""
         result: list[Checkpoint] = await self._get(
-            _CHECKPOINTS,
+            _CHECKPOINTS(),
             f"/v1/runs/{_seg(run_id)}/checkpoints",
             "GET /v1/runs/{id}/checkpoints",
             "runs.read",
@@ -283,7 +286,7 @@ class ItoClient:
     async def proposals(self, run_id: str, status: str | None = None) -> list[Proposal]:
         """`GET /v1/runs/{id}/proposals?status=`."""
         result: list[Proposal] = await self._get(
-            _PROPOSALS,
+            _PROPOSALS(),
             f"/v1/runs/{_seg(run_id)}/proposals",
             "GET /v1/runs/{id}/proposals",
             "proposals.read",
@@ -316,14 +319,14 @@ class ItoClient:
     async def estimate(self, spec: TrainingSpec) -> Estimate:
         """`POST /v1/estimates` (no side effects, so it carries a fresh key and may retry)."""
         result: Estimate = await self._post(
-            _ESTIMATE, "/v1/estimates", "POST /v1/estimates", "estimates.create", spec, _new_key()
+            _ESTIMATE(), "/v1/estimates", "POST /v1/estimates", "estimates.create", spec, _new_key()
         )
         return result
 
     async def create_run(self, spec: TrainingSpec, idempotency_key: str | None = None) -> Run:
         """`POST /v1/runs` with an Idempotency-Key (a new uuid4 when not given)."""
         result: Run = await self._post(
-            _RUN, "/v1/runs", "POST /v1/runs", "runs.create", spec, idempotency_key or _new_key()
+            _RUN(), "/v1/runs", "POST /v1/runs", "runs.create", spec, idempotency_key or _new_key()
         )
         return result
 
@@ -343,7 +346,7 @@ class ItoClient:
         self, verb: str, proposal_id: str, comment: str | None, idempotency_key: str | None
     ) -> Proposal:
         result: Proposal = await self._post(
-            _PROPOSAL,
+            _PROPOSAL(),
             f"/v1/proposals/{_seg(proposal_id)}/{verb}",
             f"POST /v1/proposals/{{id}}/{verb}",
             "proposals.decide",
@@ -357,7 +360,7 @@ class ItoClient:
     ) -> Run:
         """`POST /v1/runs/{id}/cancel`; Conflict `run.terminal` if the run already ended."""
         result: Run = await self._post(
-            _RUN,
+            _RUN(),
             f"/v1/runs/{_seg(run_id)}/cancel",
             "POST /v1/runs/{id}/cancel",
             "runs.cancel",

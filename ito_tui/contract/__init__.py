@@ -3,7 +3,6 @@
 from .common import API_VERSION, JsonObject, Money, Page, Request, Resource, Timestamp, now_utc
 from .errors import ERROR_STATUS, PROBLEM_CONTENT_TYPE, FieldError, Problem
 from .events import (
-    EVENT_ADAPTER,
     EVENT_CLASSES,
     EVENT_KINDS,
     EVENT_PAYLOADS,
@@ -37,6 +36,7 @@ from .events import (
     StageSkipped,
     StageStarted,
     UnknownEvent,
+    event_adapter,
     event_to_json,
     make_event,
     parse_event,
@@ -114,7 +114,6 @@ __all__ = [
     "API_VERSION",
     "DATA_REF_PATTERN",
     "ERROR_STATUS",
-    "EVENT_ADAPTER",
     "EVENT_CLASSES",
     "EVENT_KINDS",
     "EVENT_PAYLOADS",
@@ -219,6 +218,7 @@ __all__ = [
     "UnknownEvent",
     "Warning_",
     "WhoAmI",
+    "event_adapter",
     "event_to_json",
     "make_event",
     "model_params",

@@ -9,6 +9,7 @@ envelope raises `EventParseError` (a ValueError), never a raw pydantic error.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -307,7 +308,15 @@ for _c in _choices[1:]:
 AnyEvent = Annotated[_union, Discriminator(_tag)]
 """Discriminated union of every typed event, keyed by `type`, with `UnknownEvent` fallback."""
 
-EVENT_ADAPTER: TypeAdapter[EventBase] = TypeAdapter(AnyEvent)
+
+@cache
+def event_adapter() -> TypeAdapter[EventBase]:
+    """The adapter of `AnyEvent`, built on first use and kept.
+
+    Not built at import: a command that never parses an event (`ito-tui runs`)
+    should not pay for it (issue 8, #2b).
+    """
+    return TypeAdapter(AnyEvent)
 
 
 class EventParseError(ValueError):
@@ -336,8 +345,8 @@ def parse_event(raw: str | bytes | dict[str, Any]) -> EventBase:
     """
     try:
         if isinstance(raw, dict):
-            return EVENT_ADAPTER.validate_python(raw)
-        return EVENT_ADAPTER.validate_json(raw)
+            return event_adapter().validate_python(raw)
+        return event_adapter().validate_json(raw)
     except ValidationError as exc:
         raise _first_error(exc) from None
     except (ValueError, TypeError, RecursionError) as exc:
