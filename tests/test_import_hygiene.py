@@ -57,3 +57,28 @@ def test_pure_and_cli_modules_do_not_import_http_or_the_simulator(module: str) -
         or m.startswith("ito_tui.desk_sim")
     )
     assert leaked == [], f"{module} imports {leaked[:5]}"
+
+
+PYDANTIC_OR_HTTP = {"pydantic", "pydantic_core", "pydantic_settings", "httpx"}
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "ito_tui.cli",
+        "ito_tui.config",
+        pytest.param(
+            "ito_tui.tui.app",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="`from pydantic import SecretStr` at import time in tui/session.py, "
+                "tui/launch.py, logs.py and tui/screens/login.py (issue 8 #1/#8)",
+            ),
+        ),
+    ],
+)
+def test_the_way_to_the_first_frame_loads_no_pydantic_or_httpx(module: str) -> None:
+    # Issue 8 #1/#8: pydantic (~125 ms, ~20 MiB) and httpx load after the first frame.
+    loaded = _modules_after_import(module)
+    leaked = sorted(m for m in loaded if m.split(".")[0] in PYDANTIC_OR_HTTP)
+    assert leaked == [], f"{module} imports {leaked[:5]}"
