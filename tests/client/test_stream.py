@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 
@@ -408,3 +409,44 @@ async def test_stream_honours_retry_after_up_to_the_reconnect_cap(
     await collect(client, on_state=states.append)
     delays = [s.retry_in_s for s in states if s.status == "reconnecting" and s.retry_in_s]
     assert delays == [0.03, 0.05]  # the second is capped at reconnect_max_s
+
+
+async def test_a_backlog_is_handed_out_in_slices_so_other_tasks_run(server: FakeServer) -> None:
+    """A backlog read in one go does not hold the event loop: with `slice_s=0` the stream
+    lets other tasks (a UI's key handling) run after every event, and with a slice longer
+    than the backlog only between socket reads."""
+    n = 400
+    run = ScriptedRun(server, n=n)
+    backlog = b"".join(run.message(seq) for seq in range(1, n + 1))
+
+    async def all_at_once(req: Received, conn: Conn) -> None:
+        await run.open(conn)
+        await conn.write(backlog)
+        await conn.end()
+
+    server.routes[("GET", "/v1/runs/run_1/events")] = all_at_once
+
+    async def turns_between_events(slice_s: float) -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        policy = StreamPolicy(reconnect_base_s=0.01, slice_s=slice_s)
+        seen: list[int] = []
+        task = asyncio.create_task(ticker())
+        try:
+            async with make_client(server.url, stream=policy) as c:
+                async with asyncio.timeout(20):
+                    async for _event in c.events("run_1"):
+                        seen.append(ticks)
+        finally:
+            task.cancel()
+        assert len(seen) == n
+        return sum(1 for a, b in itertools.pairwise(seen) if b > a)
+
+    assert await turns_between_events(0.0) >= n - 2
+    assert await turns_between_events(3600.0) < n // 4, "the backlog did not arrive at once"
