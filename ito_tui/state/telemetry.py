@@ -359,16 +359,17 @@ def _edges(first_x: float, x_end: float, width: int, window: float | None) -> li
     """Column edges: column c covers [edges[c], edges[c+1]); edges[width] is +inf.
 
     A window shorter than the run lays its columns on a fixed grid of step
-    `window / (width − 1)` (multiples of the step, not offsets from the newest
-    sample), so a new sample changes only the last column (the one it falls in)
-    and the first (the partial cell the window's start slides through); the
-    other columns keep their samples until the grid scrolls by a whole step.
-    The window's `width − 1` steps touch exactly `width` grid cells, the first
-    and the last partly. The whole run, or a window longer than the run, is
+    `window / width` (multiples of the step, not offsets from the newest sample),
+    so a new sample changes only the last column (the one it falls in) and the
+    first (which the window's start slides through); the others keep their
+    samples until the grid scrolls by a whole step. The window touches
+    `width + 1` grid cells, the first and the last partly: the first column
+    holds the two oldest, so it is one to two steps wide and never a sliver
+    with no sample in it. The whole run, or a window longer than the run, is
     stretched over the width instead (its span grows with every sample).
     """
     if window is not None and 0 < window < x_end - first_x and width > 1:
-        step = window / (width - 1)
+        step = window / width
         cell = x_end / step
         if abs(cell) < 2.0**52:  # a grid finer than a float can count stretches instead
             x_start = x_end - window

@@ -275,7 +275,7 @@ def test_a_windowed_view_keeps_its_columns_on_a_fixed_grid() -> None:
     s = TelemetrySeries("x")
     for i in range(10_000):
         s.append(float(i), math.sin(i * 1.7) + (i * 7919 % 13) * 0.1)
-    width, window = 31, 900.0  # one column per 30 s, cell 333 = [9990, 10020)
+    width, window = 30, 900.0  # one column per 30 s, cell 333 = [9990, 10020)
     before = s.view(width, window)
     s.append(10_005.0, 5.0)  # inside the last column's cell
     after = s.view(width, window)
