@@ -37,10 +37,16 @@ class RunStrip(Horizontal):
         yield Static(id="run-status", markup=False)
         yield SpendBar(id="spend")
 
+    _status = ""
+
     def watch_run(self, s: RunState | None) -> None:
         if s is None:
             return
-        self.query_one("#run-status", Static).update(status_text(s))
+        status = status_text(s)
+        if status.plain != self._status:
+            # Assigned on every event; an update lays out the whole screen, so only on change.
+            self._status = status.plain
+            self.query_one("#run-status", Static).update(status)
         if s.spend is not None:
             spend = self.query_one(SpendBar)
             spend.budget = s.spend.budget_usd

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.text import Text
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -101,6 +103,22 @@ def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[s
     return ["".join(r) for r in grid]
 
 
+def _changed_runs(old: str, new: str, gap: int = 4) -> list[tuple[int, int]]:
+    """(start, length) of the runs where two equal-length rows differ.
+
+    Runs closer than `gap` cells are joined: one region costs a cursor move, a few
+    unchanged cells cost less than a second one.
+    """
+    runs: list[list[int]] = []
+    for i, (a, b) in enumerate(zip(old, new, strict=True)):
+        if a != b:
+            if runs and i - runs[-1][1] <= gap:
+                runs[-1][1] = i + 1
+            else:
+                runs.append([i, i + 1])
+    return [(start, end - start) for start, end in runs]
+
+
 Formatter = Callable[[float | None], str]
 
 
@@ -156,7 +174,8 @@ class TextSparkline(Widget):
         self.source = source
         self.fmt = fmt
         self.floor = floor
-        self._drawn: tuple[object, ...] | None = None
+        self._drawn: tuple[Size, list[str]] | None = None
+        """The size and the rows `render` last drew."""
 
     @property
     def stats_width(self) -> int:
@@ -166,38 +185,58 @@ class TextSparkline(Widget):
         return max(4, self.size.width - self.LABEL_WIDTH - self.stats_width - 1)
 
     def refresh_if_changed(self) -> None:
-        """Repaint only if the chart would draw something else than it last drew.
+        """Repaint only the cells that would draw something else than they last drew.
 
-        A repaint rewrites every cell of the widget to the terminal, so an event that
-        leaves this metric's columns, value and labels as they were must cost nothing.
+        A repaint rewrites every cell it covers to the terminal, so an event that leaves
+        this metric's columns, value and labels as they were costs nothing, and one that
+        moves the last column and the value repaints those few cells, not the widget.
         """
-        if self._drawn != self._draw_key(self.source(self.chart_width())):
+        rows = self._rows(self.source(self.chart_width()))
+        drawn = self._drawn
+        if drawn is None or drawn[0] != self.size or len(drawn[1]) != len(rows):
             self.refresh()
+            return
+        regions = []
+        for y, (old, new) in enumerate(zip(drawn[1], rows, strict=True)):
+            if old == new:
+                continue
+            if len(old) != len(new) or cell_len(new) != len(new) or cell_len(old) != len(old):
+                self.refresh()  # a wide character: characters are not cells, redraw it all
+                return
+            regions.extend(Region(x, y, w, 1) for x, w in _changed_runs(old, new))
+        if regions:
+            self.refresh(*regions)
 
-    def _draw_key(self, data: ChartData) -> tuple[object, ...]:
-        return (self.size, self.label, self.sublabel, data)
-
-    def render(self) -> RenderableType:
+    def _rows(self, data: ChartData) -> list[str]:
+        """The widget's text, one string per row (each row's styles are fixed by position)."""
         rows = max(1, self.size.height)
-        data = self.source(self.chart_width())
-        self._drawn = self._draw_key(data)
         chart = chart_rows(data, rows, self.floor)
-        label_style = self.get_component_rich_style("sparkline--label", partial=True)
-        chart_style = self.get_component_rich_style("sparkline--chart", partial=True)
-        value_style = self.get_component_rich_style("sparkline--value", partial=True)
         value = data.note if data.note is not None else self.fmt(data.value)
         span = f"{self.fmt(data.vmin)}–{self.fmt(data.vmax)}" if data.vmax is not None else ""
         labels = [self.label, self.sublabel]
-        stats: list[tuple[str, object]] = [(value, value_style), (span, label_style)]
-        if rows == 1:
-            stats = [(f"{value} {span}".strip(), value_style)]
-        out = Text()
+        stats = [value, span] if rows > 1 else [f"{value} {span}".strip()]
+        out = []
         for r in range(rows):
+            label = labels[r] if r < len(labels) else ""
+            text = stats[r] if r < len(stats) else ""
+            out.append(
+                f"{label[: self.LABEL_WIDTH - 1]:<{self.LABEL_WIDTH}}"
+                f"{chart[r]} {text[: self.stats_width]:<{self.stats_width}}"
+            )
+        return out
+
+    def render(self) -> RenderableType:
+        rows = self._rows(self.source(self.chart_width()))
+        self._drawn = (self.size, rows)
+        label_style = self.get_component_rich_style("sparkline--label", partial=True)
+        chart_style = self.get_component_rich_style("sparkline--chart", partial=True)
+        value_style = self.get_component_rich_style("sparkline--value", partial=True)
+        chart_end = self.LABEL_WIDTH + self.chart_width()
+        out = Text()
+        for r, row in enumerate(rows):
             if r:
                 out.append("\n")
-            label = labels[r] if r < len(labels) else ""
-            out.append(f"{label[: self.LABEL_WIDTH - 1]:<{self.LABEL_WIDTH}}", style=label_style)
-            out.append(chart[r], style=chart_style)
-            text, style = stats[r] if r < len(stats) else ("", label_style)
-            out.append(f" {text[: self.stats_width]:<{self.stats_width}}", style=style)  # type: ignore[arg-type]
+            out.append(row[: self.LABEL_WIDTH], style=label_style)
+            out.append(row[self.LABEL_WIDTH : chart_end], style=chart_style)
+            out.append(row[chart_end:], style=value_style if r == 0 else label_style)
         return out

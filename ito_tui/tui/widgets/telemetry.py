@@ -119,7 +119,7 @@ class TelemetryPanel(VerticalScroll):
 
     DEFAULT_CSS = """
     TelemetryPanel { height: 1fr; }
-    TelemetryPanel > #telemetry-caption { height: 1; color: $text-muted; padding: 0 1; }
+    TelemetryPanel > #telemetry-caption { height: 1; width: 1fr; color: $text-muted; padding: 0 1; }
     TelemetryPanel > TextSparkline { height: 2; padding: 0 1; }
     TelemetryPanel > TextSparkline.-rl { display: none; }
     TelemetryPanel.-rl > TextSparkline.-rl { display: block; }
@@ -128,14 +128,15 @@ class TelemetryPanel(VerticalScroll):
     version: reactive[int] = reactive(0, repaint=False)
     """Bump after new samples: every visible chart re-reads its series (the panel itself
     is not repainted: that would rewrite its whole region, blank rows included)."""
-    window_index: reactive[int] = reactive(0)
-    """Index into `WINDOWS`."""
+    window_index: reactive[int] = reactive(0, repaint=False)
+    """Index into `WINDOWS` (the charts and the caption repaint themselves, not the panel)."""
     stage: reactive[str | None] = reactive(None)
     """The current stage (RLVR shows RL metrics; SFT/DPO relabel the loss)."""
 
     def __init__(self, charts: TelemetryCharts, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.charts = charts
+        self._caption_text = ""
 
     @property
     def window(self) -> float | None:
@@ -164,7 +165,12 @@ class TelemetryPanel(VerticalScroll):
         label = WINDOWS[self.window_index][0]
         rewinds = self.charts.rewind_count
         note = f" · ↶ {rewinds} rewind{'s' if rewinds != 1 else ''}" if rewinds else ""
-        self.query_one("#telemetry-caption", Static).update(f"window: {label} (w cycles){note}")
+        text = f"window: {label} (w cycles){note}"
+        if text != self._caption_text:
+            # The caption's box is one row of fixed width (CSS): new text never needs a
+            # layout, which would reflow the whole screen on every `w` and chart flush.
+            self._caption_text = text
+            self.query_one("#telemetry-caption", Static).update(text, layout=False)
 
     def cycle_window(self) -> None:
         self.window_index = (self.window_index + 1) % len(WINDOWS)
