@@ -196,7 +196,7 @@ class TextSparkline(Widget):
         if drawn is None or drawn[0] != self.size or len(drawn[1]) != len(rows):
             self.refresh()
             return
-        regions = []
+        regions: list[Region] = []
         for y, (old, new) in enumerate(zip(drawn[1], rows, strict=True)):
             if old == new:
                 continue
