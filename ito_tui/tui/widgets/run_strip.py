@@ -30,8 +30,9 @@ class RunStrip(Horizontal):
     RunStrip > SpendBar { width: 1fr; min-width: 24; }
     """
 
-    run: reactive[RunState | None] = reactive(None, always_update=True)
-    """The run state to show."""
+    run: reactive[RunState | None] = reactive(None, always_update=True, repaint=False)
+    """The run state to show (assigned on every event: the children repaint themselves,
+    and only when what they show changed)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-status", markup=False)

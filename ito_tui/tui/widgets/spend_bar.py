@@ -38,21 +38,32 @@ class SpendBar(Widget):
     SpendBar.-critical { color: $gate-failed; text-style: bold; }
     """
 
-    spent: reactive[Decimal] = reactive(Decimal(0))
-    budget: reactive[Decimal] = reactive(Decimal(0))
+    # Spend grows by cents with every telemetry event; the bar repaints (a whole row) only
+    # when its text or its class changes.
+    spent: reactive[Decimal] = reactive(Decimal(0), repaint=False)
+    budget: reactive[Decimal] = reactive(Decimal(0), repaint=False)
 
-    def _update_classes(self) -> None:
+    _drawn: tuple[int, str] | None = None
+
+    def _update(self) -> None:
         frac = float(self.spent / self.budget) if self.budget > 0 else 0.0
         self.set_class(MARKS[0] <= frac < MARKS[1], "-warn")
         self.set_class(frac >= MARKS[1], "-critical")
+        if self._drawn != (self.size.width, self._text()):
+            self.refresh()
 
     def watch_spent(self) -> None:
-        self._update_classes()
+        self._update()
 
     def watch_budget(self) -> None:
-        self._update_classes()
+        self._update()
+
+    def _text(self) -> str:
+        if self.budget <= 0:
+            return "spend –"
+        return spend_bar_text(self.spent, self.budget, self.size.width)
 
     def render(self) -> RenderableType:
-        if self.budget <= 0:
-            return Text("spend –")
-        return Text(spend_bar_text(self.spent, self.budget, self.size.width))
+        text = self._text()
+        self._drawn = (self.size.width, text)
+        return Text(text)

@@ -9,6 +9,7 @@ from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -138,12 +139,46 @@ class StageDetail(Widget):
     """
     COMPONENT_CLASSES = {"detail--pass", "detail--fail", "detail--title"}
 
-    stage: reactive[Stage | None] = reactive(None, always_update=True, layout=True)
+    # The pipeline assigns all three at every table flush (a progress event changes one line
+    # of the detail): `_changed` repaints the lines whose text changed, and lays the screen
+    # out again only when the number of lines changed (its height is auto).
+    stage: reactive[Stage | None] = reactive(None, always_update=True, repaint=False)
     """The selected stage."""
-    summaries: reactive[Mapping[str, Any]] = reactive(dict, always_update=True, layout=True)
+    summaries: reactive[Mapping[str, Any]] = reactive(dict, always_update=True, repaint=False)
     """Data summaries by name: manifest, dedup, decontam, ladder."""
-    plan: reactive[Plan | None] = reactive(None, always_update=True, layout=True)
+    plan: reactive[Plan | None] = reactive(None, always_update=True, repaint=False)
     """The run's plan (shown for the plan stage)."""
+
+    _drawn: tuple[int, list[str]] | None = None
+    """The width and the lines last drawn (as `_lines` sees them)."""
+
+    def watch_stage(self) -> None:
+        self._changed()
+
+    def watch_summaries(self) -> None:
+        self._changed()
+
+    def watch_plan(self) -> None:
+        self._changed()
+
+    def _lines(self, width: int) -> list[str]:
+        console = self.app.console
+        lines = console.render_lines(self.render(), console.options.update_width(width), pad=False)
+        return ["".join(segment.text for segment in line) for line in lines]
+
+    def _changed(self) -> None:
+        width = self.content_region.width
+        if not self.is_mounted or width <= 0:
+            self.refresh(layout=True)
+            return
+        lines = self._lines(width)
+        drawn, self._drawn = self._drawn, (width, lines)
+        if drawn is None or drawn[0] != width or len(drawn[1]) != len(lines):
+            self.refresh(layout=True)
+            return
+        changed = [y for y, (a, b) in enumerate(zip(drawn[1], lines, strict=True)) if a != b]
+        if changed:
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
 
     def render(self) -> RenderableType:
         stage = self.stage

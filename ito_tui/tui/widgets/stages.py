@@ -9,6 +9,7 @@ from datetime import datetime
 from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -117,9 +118,9 @@ class StageList(Widget, can_focus=True):
         self._repaint_if_changed()
 
     _height = 0
-    _drawn: tuple[object, ...] | None = None
+    _drawn: tuple[Size, int, tuple[str, ...]] | None = None
 
-    def _draw_key(self) -> tuple[object, ...]:
+    def _draw_key(self) -> tuple[Size, int, tuple[str, ...]]:
         """What `render` would show, as plain text (styles follow from the same fields)."""
         width = max(20, self.content_region.width or self.size.width - 2)
         rows = [
@@ -130,8 +131,17 @@ class StageList(Widget, can_focus=True):
         return (self.size, self.cursor, tuple(rows))
 
     def _repaint_if_changed(self) -> None:
-        if self.is_mounted and self._drawn != self._draw_key():
+        """Repaint the rows whose text changed (a progress event changes two of eleven)."""
+        if not self.is_mounted:
+            return
+        key, drawn = self._draw_key(), self._drawn
+        if drawn == key:
+            return
+        if drawn is None or drawn[:2] != key[:2] or len(drawn[2]) != len(key[2]):
             self.refresh()
+            return
+        rows = zip(drawn[2], key[2], strict=True)
+        self.refresh(*(Region(0, y, self.size.width, 1) for y, (a, b) in enumerate(rows) if a != b))
 
     def action_cursor(self, delta: int) -> None:
         self.cursor = max(0, min(len(STAGE_ORDER) - 1, self.cursor + delta))
