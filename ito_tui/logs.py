@@ -18,11 +18,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import SecretStr
-
 from . import paths
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from .config import Settings
 
 __all__ = ["LOG_FILE", "RedactionFilter", "redact", "register_secret", "setup_logging"]
@@ -46,7 +46,7 @@ _lock = threading.Lock()
 
 def register_secret(value: str | SecretStr | None) -> None:
     """Redact `value` wherever it appears in later log records (tokens ≥ 4 chars)."""
-    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    raw = value if value is None or isinstance(value, str) else value.get_secret_value()
     if raw and len(raw) >= 4:
         with _lock:
             _secrets.add(raw)

@@ -67,14 +67,7 @@ PYDANTIC_OR_HTTP = {"pydantic", "pydantic_core", "pydantic_settings", "httpx"}
     [
         "ito_tui.cli",
         "ito_tui.config",
-        pytest.param(
-            "ito_tui.tui.app",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="`from pydantic import SecretStr` at import time in tui/session.py, "
-                "tui/launch.py, logs.py and tui/screens/login.py (issue 8 #1/#8)",
-            ),
-        ),
+        "ito_tui.tui.app",
     ],
 )
 def test_the_way_to_the_first_frame_loads_no_pydantic_or_httpx(module: str) -> None:

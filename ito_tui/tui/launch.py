@@ -6,11 +6,11 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pydantic import SecretStr
-
 from ito_tui.tui.session import TokenCell
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from ito_tui.client import ItoClient
     from ito_tui.config import Settings
 

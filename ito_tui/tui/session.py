@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 from urllib.parse import urlsplit
 
-from pydantic import SecretStr
-
 if TYPE_CHECKING:
+    from pydantic import SecretStr
     from textual.message_pump import MessagePump
 
     from ito_tui.client import ItoClient

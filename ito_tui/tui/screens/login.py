@@ -8,8 +8,8 @@ cleared as soon as it is read.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
-from pydantic import SecretStr
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -19,6 +19,9 @@ from textual.widgets import Button, Input, Static
 
 from ito_tui.tui.format import safe
 from ito_tui.tui.session import shell
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
 
 
 class LoginModal(ModalScreen[str | None]):
@@ -100,6 +103,8 @@ class LoginModal(ModalScreen[str | None]):
             return
         self.query_one("#login-submit", Button).disabled = True
         self._show_error("Checking the token with the backend …", style="$text-muted")
+        from pydantic import SecretStr  # pydantic loads after the first frame
+
         self.run_worker(
             self._login(SecretStr(text)), group="login", exclusive=True, exit_on_error=False
         )
