@@ -187,9 +187,11 @@ class TextSparkline(Widget):
     def refresh_if_changed(self) -> None:
         """Repaint only the cells that would draw something else than they last drew.
 
-        A repaint rewrites every cell it covers to the terminal, so an event that leaves
-        this metric's columns, value and labels as they were costs nothing, and one that
-        moves the last column and the value repaints those few cells, not the widget.
+        A repaint rewrites the cells it covers to the terminal, so an event that leaves
+        this metric's columns, value and labels as they were costs nothing, and rows
+        whose text did not change are not rewritten. (Textual writes a dirty region of
+        a row from the widget's left edge to the region's end, so a changed value still
+        rewrites its row: the saving is in the rows and the cells after the change.)
         """
         rows = self._rows(self.source(self.chart_width()))
         drawn = self._drawn
