@@ -13,7 +13,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from ito_tui import __version__
+from ito_tui import __version__, startup
 from ito_tui.commands import (
     auth_cmds,
     bookings,
@@ -108,6 +108,14 @@ def _add_globals(parser: argparse.ArgumentParser, default: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `ito-tui` with `argv` (default: sys.argv[1:]); returns the exit code."""
+    startup.pause()  # no cyclic collection while the command loads (see ito_tui/startup.py)
+    try:
+        return _main(argv)
+    finally:
+        startup.resume()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -3,12 +3,16 @@ user themes load from the config dir, NO_COLOR is honoured, no hex colour outsid
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
 
 import pytest
+from textual.color import Color
+from textual.css.stylesheet import Stylesheet
 from textual.filter import Monochrome, NoColor
 
+from ito_tui import startup
 from ito_tui.tui import make_app
 from ito_tui.tui.themes import (
     APP_VARIABLES,
@@ -151,3 +155,46 @@ async def test_keymap_from_settings_rebinds_a_key() -> None:
         assert app.clipboard == ""
         await pilot.press("y")
         assert app.clipboard.startswith("ssh ")
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+async def test_the_chosen_theme_is_in_effect_from_the_first_frame_without_a_reparse(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Setting App.theme after construction re-parsed every stylesheet before the first
+    # frame, and so did loading the picker's own .tcss (bench #1); Textual's mode start
+    # still refreshes once.
+    reparses = 0
+    original = Stylesheet.reparse
+
+    def counting(self: Stylesheet) -> None:
+        nonlocal reparses
+        reparses += 1
+        original(self)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counting)
+    app = make_app(settings(theme=name), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert reparses <= 1
+        theme = app.current_theme
+        assert theme.name == name
+        assert f"-theme-{name}" in app.classes
+        assert ("-dark-mode" in app.classes) is theme.dark
+        assert ("-light-mode" in app.classes) is not theme.dark
+        assert app.screen.styles.background == Color.parse(theme.background or "")
+
+
+async def test_the_first_frame_turns_cyclic_collection_back_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(startup, "RESUME_AFTER_S", 600.0)  # not the fallback timer
+    startup.pause()
+    try:
+        assert not gc.isenabled()
+        app = make_app(settings(), FakeShellClient(), clock=lambda: NOW)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, gc.isenabled)
+    finally:
+        startup.resume()
+    assert gc.isenabled()
