@@ -370,7 +370,7 @@ def _edges(first_x: float, x_end: float, width: int, window: float | None) -> li
     """
     if window is not None and 0 < window < x_end - first_x and width > 1:
         step = window / width
-        cell = x_end / step
+        cell = x_end / step if step > 0 else math.inf
         if abs(cell) < 2.0**52:  # a grid finer than a float can count stretches instead
             x_start = x_end - window
             first_cell = math.floor(cell) - (width - 1)
