@@ -29,13 +29,16 @@ from ito_tui.tui.themes import builtin_themes_dir, load_themes
 themes_dir = builtin_themes_dir()
 loaded = load_themes([themes_dir])
 css = {}
+root = Path(ito_tui.__file__).resolve().parent.parent
 for info in pkgutil.walk_packages(ito_tui.tui.__path__, "ito_tui.tui."):
     module = importlib.import_module(info.name)
     for _, cls in inspect.getmembers(module, inspect.isclass):
-        path = cls.__dict__.get("CSS_PATH")
-        if isinstance(path, str) and cls.__module__ == info.name:
+        paths = cls.__dict__.get("CSS_PATH")
+        if paths and cls.__module__ == info.name:
             here = Path(inspect.getfile(cls)).parent
-            css[f"{info.name}.{cls.__name__}"] = (here / path).is_file()
+            for path in [paths] if isinstance(paths, str) else paths:
+                rel = (here / path).resolve().relative_to(root)
+                css[str(rel)] = css.get(str(rel), True) and (here / path).is_file()
 print(json.dumps({
     "package": ito_tui.__file__,
     "themes_dir": str(themes_dir),
@@ -92,7 +95,7 @@ def test_wheel_installs_into_a_clean_venv_with_themes_and_stylesheets(tmp_path: 
     assert probe["themes_dir"].startswith(site), probe["themes_dir"]
     assert probe["resources"] == themes
     assert {"ito-dark", "ito-light"} <= set(probe["themes"]) and probe["notices"] == []
-    assert len(probe["css"]) == len(tcss) and all(probe["css"].values()), probe["css"]
+    assert sorted(probe["css"]) == tcss and all(probe["css"].values()), probe["css"]
 
     # The installed app really starts and draws with those files (Textual stops on a
     # missing stylesheet).
