@@ -229,7 +229,8 @@ async def test_rlvr_adds_the_async_rl_metrics() -> None:
         assert {"spark-rl_reward", "spark-rl_entropy", "spark-rl_staleness"} <= shown
         assert {"spark-rl_filtered_frac", "spark-rl_ess"} <= shown
         assert panel.query_one("#spark-loss", TextSparkline).label == "RL loss"
-        staleness = str(panel.query_one("#spark-rl_staleness", TextSparkline).render())
+        chart = panel.query_one("#spark-rl_staleness", TextSparkline)
+        staleness = "".join(chart.render_line(y).text for y in range(chart.size.height))
         assert "bound 4" in staleness
 
 

@@ -106,3 +106,44 @@ async def test_a_sample_inside_the_last_column_repaints_no_other_column() -> Non
             assert regions, "the whole chart was repainted"
             for region in regions:
                 assert not set(range(region.x, region.right)) & inner, region
+
+
+async def test_a_repaint_reads_the_source_once_and_draws_what_it_compared() -> None:
+    source = Source()
+    reads = 0
+
+    def counting(width: int) -> ChartData:
+        nonlocal reads
+        reads += 1
+        return source(width)
+
+    app = OneChart(source)
+    async with app.run_test(size=(60, 4)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(TextSparkline)
+        chart.source = counting
+        source.last, source.value = 4.0, 3.0
+        chart.refresh_if_changed()
+        await pilot.pause()
+        assert reads == 1, "the repaint read the source again after refresh_if_changed"
+        shown = screen_text(pilot)
+        chart.refresh()  # a whole repaint (new window, label, theme) reads it once more
+        await pilot.pause()
+        assert reads == 2 and screen_text(pilot) == shown
+
+
+async def test_a_theme_change_recolours_the_chart() -> None:
+    app = OneChart(Source())
+    async with app.run_test(size=(60, 4)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(TextSparkline)
+
+        def chart_colour() -> object:
+            segment = chart.render_line(0)._segments[1]  # label, chart, value
+            return segment.style.color if segment.style else None
+
+        before = chart_colour()
+        assert app.theme != "nord"
+        app.theme = "nord"  # another accent colour
+        await pilot.pause()
+        assert chart_colour() != before

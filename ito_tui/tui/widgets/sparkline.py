@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Self
 
 from rich.cells import cell_len
-from rich.console import RenderableType
-from rich.text import Text
+from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Region, Size
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 LOWER = " ▁▂▃▄▅▆▇█"
@@ -175,7 +177,11 @@ class TextSparkline(Widget):
         self.fmt = fmt
         self.floor = floor
         self._drawn: tuple[Size, list[str]] | None = None
-        """The size and the rows `render` last drew."""
+        """The size and the rows on screen (or about to be, once the repaint runs)."""
+        self._stale = True
+        """A repaint was asked for without new rows: read the source again to draw."""
+        self._styles: tuple[tuple[Style, str], tuple[Style, Style, Style]] | None = None
+        """The widget's style and the label, chart and value styles drawn with it."""
 
     @property
     def stats_width(self) -> int:
@@ -194,20 +200,40 @@ class TextSparkline(Widget):
         rewrites its row: the saving is in the rows and the cells after the change.)
         """
         rows = self._rows(self.source(self.chart_width()))
-        drawn = self._drawn
-        if drawn is None or drawn[0] != self.size or len(drawn[1]) != len(rows):
+        regions = self._changed(rows)
+        if regions is None:
             self.refresh()
+        elif regions:
+            self.refresh(*regions)
+        else:
             return
+        # The repaint draws these rows: no need to read the source again for it.
+        self._drawn = (self.size, rows)
+        self._stale = False
+
+    def _changed(self, rows: list[str]) -> list[Region] | None:
+        """The regions where `rows` differ from what is drawn; None for the whole widget."""
+        drawn = self._drawn
+        if drawn is None or self._stale or drawn[0] != self.size or len(drawn[1]) != len(rows):
+            return None
         regions: list[Region] = []
         for y, (old, new) in enumerate(zip(drawn[1], rows, strict=True)):
             if old == new:
                 continue
             if len(old) != len(new) or cell_len(new) != len(new) or cell_len(old) != len(old):
-                self.refresh()  # a wide character: characters are not cells, redraw it all
-                return
+                return None  # a wide character: characters are not cells, redraw it all
             regions.extend(Region(x, y, w, 1) for x, w in _changed_runs(old, new))
-        if regions:
-            self.refresh(*regions)
+        return regions
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        self._stale = True
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _rows(self, data: ChartData) -> list[str]:
         """The widget's text, one string per row (each row's styles are fixed by position)."""
@@ -227,18 +253,41 @@ class TextSparkline(Widget):
             )
         return out
 
-    def render(self) -> RenderableType:
-        rows = self._rows(self.source(self.chart_width()))
-        self._drawn = (self.size, rows)
-        label_style = self.get_component_rich_style("sparkline--label", partial=True)
-        chart_style = self.get_component_rich_style("sparkline--chart", partial=True)
-        value_style = self.get_component_rich_style("sparkline--value", partial=True)
+    def render_line(self, y: int) -> Strip:
+        """Row `y`: a label, a chart and a value span (Textual's line API).
+
+        Going through `render()` ran the whole widget's text through Textual's content
+        pipeline on every repaint, however few cells changed; this draws the rows
+        `refresh_if_changed` already computed, or reads the source once per repaint.
+        """
+        size = self.size
+        if self._stale or self._drawn is None or self._drawn[0] != size:
+            self._drawn = (size, self._rows(self.source(self.chart_width())))
+            self._stale = False
+        rows = self._drawn[1]
+        base = self.rich_style
+        if y >= len(rows):
+            return Strip.blank(size.width, base)
+        label, chart, value = self._span_styles(base)
+        row = rows[y]
         chart_end = self.LABEL_WIDTH + self.chart_width()
-        out = Text()
-        for r, row in enumerate(rows):
-            if r:
-                out.append("\n")
-            out.append(row[: self.LABEL_WIDTH], style=label_style)
-            out.append(row[self.LABEL_WIDTH : chart_end], style=chart_style)
-            out.append(row[chart_end:], style=value_style if r == 0 else label_style)
-        return out
+        return Strip(
+            [
+                Segment(row[: self.LABEL_WIDTH], label),
+                Segment(row[self.LABEL_WIDTH : chart_end], chart),
+                Segment(row[chart_end:], value if y == 0 else label),
+            ],
+            len(row),
+        )
+
+    def _span_styles(self, base: Style) -> tuple[Style, Style, Style]:
+        """Label, chart and value styles over `base` (cached while base and theme hold)."""
+        key = (base, self.app.theme)
+        if self._styles is None or self._styles[0] != key:
+            parts = (
+                self.get_component_rich_style(name, partial=True)
+                for name in ("sparkline--label", "sparkline--chart", "sparkline--value")
+            )
+            label, chart, value = (base + part for part in parts)
+            self._styles = (key, (label, chart, value))
+        return self._styles[1]
