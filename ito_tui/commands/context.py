@@ -51,7 +51,7 @@ class Context:
                 overrides["insecure_http"] = True
             try:
                 self._settings = Settings.load(**overrides)
-            except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            except ValueError as exc:  # ConfigError: a bad file, env variable or flag
                 raise CommandError(safe(exc), ExitCode.USAGE) from None
             self._setup_logging(self._settings)
         return self._settings
