@@ -75,3 +75,10 @@ def test_the_way_to_the_first_frame_loads_no_pydantic_or_httpx(module: str) -> N
     loaded = _modules_after_import(module)
     leaked = sorted(m for m in loaded if m.split(".")[0] in PYDANTIC_OR_HTTP)
     assert leaked == [], f"{module} imports {leaked[:5]}"
+
+
+def test_the_app_loads_only_the_screens_of_its_first_frame() -> None:
+    # Issue 8 #1: every other screen is imported where it is first pushed.
+    loaded = _modules_after_import("ito_tui.tui.app")
+    screens = sorted(m for m in loaded if m.startswith("ito_tui.tui.screens."))
+    assert screens == ["ito_tui.tui.screens.bookings", "ito_tui.tui.screens.connect"]

@@ -20,11 +20,7 @@ from ito_tui.tui.commands import ItoCommands, binding_commands
 from ito_tui.tui.errors import WorkerFailed, describe_failure
 from ito_tui.tui.format import safe
 from ito_tui.tui.screens.bookings import BookingsScreen
-from ito_tui.tui.screens.capability import CapabilityScreen
 from ito_tui.tui.screens.connect import Connected, LoginNeeded
-from ito_tui.tui.screens.error import ErrorScreen
-from ito_tui.tui.screens.help import HelpScreen
-from ito_tui.tui.screens.login import LoginModal
 from ito_tui.tui.session import Session, TokenCell
 from ito_tui.tui.widgets.header import HeaderStrip
 
@@ -166,16 +162,11 @@ class ItoApp(App[None]):
     def _login_needed(self, event: LoginNeeded) -> None:
         self.session.capabilities = event.capabilities
         self.set_connection("live")  # reachable; the token is what is missing
-        self.push_screen(
-            LoginModal(event.reason, keyring_problem=event.keyring_problem),
-            callback=self._after_login,
-        )
+        self._ask_login(event.reason, keyring_problem=event.keyring_problem)
 
     def _after_login(self, operator: str | None) -> None:
         if operator is None:
-            self._show_error(
-                ErrorScreen("Not logged in", "This backend needs an operator token.", login=True)
-            )
+            self._show_error("Not logged in", "This backend needs an operator token.", login=True)
         elif self.session.operator is None:
             self.action_reconnect()
         else:
@@ -183,10 +174,26 @@ class ItoApp(App[None]):
             self.set_connection("live")
             self.notify(f"Logged in as {safe(operator)}. Try that again.", markup=False)
 
-    def _show_error(self, screen: ErrorScreen) -> None:
-        """Show `screen` over the picker, closing whatever was open above it."""
+    def _show_error(self, title: str, detail: str, *, login: bool = False) -> None:
+        """Show an error screen over the picker, closing whatever was open above it."""
+        from ito_tui.tui.screens.error import ErrorScreen  # not on the way to the first frame
+
         self._back_to_base()
-        self.push_screen(screen)
+        self.push_screen(ErrorScreen(title, detail, login=login))
+
+    def _ask_login(self, reason: str = "", *, keyring_problem: str | None = None) -> None:
+        from ito_tui.tui.screens.login import LoginModal  # not on the way to the first frame
+
+        self.push_screen(
+            LoginModal(reason, keyring_problem=keyring_problem), callback=self._after_login
+        )
+
+    def _missing_capability(
+        self, name: str, *, status: str = "not_implemented", detail: str
+    ) -> None:
+        from ito_tui.tui.screens.capability import CapabilityScreen  # ditto
+
+        self.push_screen(CapabilityScreen(name, status=status, detail=detail))
 
     def _back_to_base(self) -> None:
         """Back to the picker at the base of the main stack."""
@@ -201,9 +208,7 @@ class ItoApp(App[None]):
         for name in FLOW_CAPABILITIES:
             if caps is not None and not caps.has(name):
                 detail = next((c.detail for c in caps.capabilities if c.name == name), None)
-                self.push_screen(
-                    CapabilityScreen(name, status=caps.status_of(name), detail=detail or "")
-                )
+                self._missing_capability(name, status=caps.status_of(name), detail=detail or "")
                 return
         # Imported when first needed: the form's widgets are not on the way to the first frame.
         from ito_tui.tui.screens.spec_form import SpecFormScreen
@@ -243,16 +248,16 @@ class ItoApp(App[None]):
         failure = describe_failure(event.error)
         log.warning("%s: %s", failure.title, failure.detail)
         if failure.capability:
-            self.push_screen(CapabilityScreen(failure.capability, detail=failure.detail))
+            self._missing_capability(failure.capability, detail=failure.detail)
         elif failure.login:
-            self.push_screen(LoginModal(failure.detail), callback=self._after_login)
+            self._ask_login(failure.detail)
         elif failure.protocol and self.session.operator is not None:
             # One endpoint sent malformed data (the message names it and the field): the
             # session and the rest of the screen stay usable.
             self.notify(failure.detail, title=failure.title, severity="error", markup=False)
         elif failure.fatal:
             self.set_connection("offline")
-            self._show_error(ErrorScreen(failure.title, failure.detail))
+            self._show_error(failure.title, failure.detail)
         else:
             self.notify(failure.detail, title=failure.title, severity="error", markup=False)
 
@@ -265,6 +270,8 @@ class ItoApp(App[None]):
         return True
 
     def action_help(self) -> None:
+        from ito_tui.tui.screens.help import HelpScreen  # not on the way to the first frame
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
@@ -277,7 +284,7 @@ class ItoApp(App[None]):
             self.screen.connect()
 
     def action_login(self) -> None:
-        self.push_screen(LoginModal(), callback=self._after_login)
+        self._ask_login()
 
     def action_bookings(self) -> None:
         self.show_booking(None)
