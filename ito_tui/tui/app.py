@@ -42,8 +42,9 @@ class ItoApp(App[None]):
 
     TITLE = "ito"
     # The booking picker is the base of the one screen stack, painted at once while the
-    # connection step runs in it. A mode, not Textual's default screen, so that its
-    # .tcss is loaded.
+    # connection step runs in it. A mode, not Textual's default screen, so that a run or
+    # the runs list can start as the base of a mode of its own and `_back_to_base` can
+    # switch back to this one.
     DEFAULT_MODE = MAIN_MODE
     # The picker's stylesheet is read with the app's: loading it when the first screen is
     # installed would re-parse every stylesheet once more before the first frame.
