@@ -13,7 +13,7 @@ from textual.command import CommandPalette
 from ito_tui.client import ItoClient
 from ito_tui.contract import TrainingSpec
 from ito_tui.tui import ItoApp, make_app
-from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.bookings import BookingsScreen, BookingTable
 from ito_tui.tui.screens.capability import CapabilityScreen
 from ito_tui.tui.screens.confirm_submit import ConfirmSubmitModal
 from ito_tui.tui.screens.error import ErrorScreen
@@ -27,6 +27,7 @@ from .shell_helpers import isolated_user_dirs, settings, wait_for  # noqa: F401
 OWNED = [
     ItoApp,
     BookingsScreen,
+    BookingTable,
     SpecFormScreen,
     ErrorScreen,
     CapabilityScreen,
@@ -123,3 +124,22 @@ async def test_demo_badge_only_for_a_simulated_backend(mode: str, demo: bool) ->
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen))
         assert app.screen.query_one(HeaderStrip).demo is demo
+
+
+async def test_enter_right_after_arrow_keys_trains_on_the_row_the_cursor_ends_on() -> None:
+    """Keys that arrive in one burst (a paste, a slow ssh link) are handled in order: Enter
+    is a priority binding, checked before the table has moved its cursor for the arrows."""
+    from textual import events
+
+    app = make_app(settings(), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        bookings = app.screen
+        assert isinstance(bookings, BookingsScreen)
+        first = bookings.current()
+        for key in ("down", "down", "enter"):  # posted at once, as a terminal delivers them
+            app.post_message(events.Key(key, None))
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecFormScreen))
+        chosen = bookings.current()
+        assert first is not None and chosen is not None and chosen != first
+        assert app.screen.booking.booking_id == chosen.booking_id  # type: ignore[attr-defined]

@@ -62,11 +62,15 @@ def _status_word(booking: Booking) -> str:
     return status
 
 
-class BookingsScreen(Screen[None]):
-    """A DataTable of bookings and a detail pane for the highlighted one."""
+class BookingTable(DataTable[Text]):
+    """The bookings. Enter trains on the row under the cursor.
 
-    TITLE = "Bookings"
-    CSS_PATH = "bookings.tcss"
+    A binding of the table itself rather than a priority binding of the screen: a
+    priority binding runs before the table has handled the keys that came before it,
+    so arrows and Enter arriving in one burst (typed fast, or over a slow ssh link)
+    trained on the row the cursor started on. The table's own Enter would hide it
+    from the footer.
+    """
 
     BINDINGS = [
         Binding(
@@ -75,9 +79,28 @@ class BookingsScreen(Screen[None]):
             "Train",
             id="bookings.train",
             tooltip="Open the training spec form for the highlighted booking",
-            # Before the table's own Enter, so the footer shows what Enter does here.
-            priority=True,
         ),
+    ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "train":
+            return self.screen.check_action(action, parameters)  # the picker decides
+        return super().check_action(action, parameters)
+
+    def action_train(self) -> None:
+        picker = self.screen
+        if isinstance(picker, BookingsScreen):
+            picker.action_train()
+
+
+class BookingsScreen(Screen[None]):
+    """A DataTable of bookings and a detail pane for the highlighted one."""
+
+    TITLE = "Bookings"
+    CSS_PATH = "bookings.tcss"
+
+    BINDINGS = [
+        # Enter ("train") is a binding of the table: see BookingTable.
         Binding(
             "c",
             "copy_ssh",
@@ -134,10 +157,7 @@ class BookingsScreen(Screen[None]):
             with Vertical(id="bookings-list"):
                 yield Static("Loading bookings …", id="bookings-summary")
                 yield Static(Content.styled(EMPTY_MESSAGE, "$needs-human"), id="bookings-empty")
-                table: DataTable[Text] = DataTable(
-                    id="bookings-table", cursor_type="row", zebra_stripes=False
-                )
-                yield table
+                yield BookingTable(id="bookings-table", cursor_type="row", zebra_stripes=False)
             with VerticalScroll(id="bookings-detail"):
                 yield BookingDetail(id="booking-detail")
         yield Footer()

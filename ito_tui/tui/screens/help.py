@@ -25,10 +25,10 @@ class KeyRow(NamedTuple):
 
 
 def binding_rows(app_screen: Screen[object]) -> list[KeyRow]:
-    """The screen's and the app's described bindings, the screen's first.
+    """The described bindings of the screen (and its focused widgets) and the app's.
 
-    Keys of the focused widget (text editing, cursor movement) are left out:
-    they are the usual ones and would bury the rest.
+    Only bindings with an id are listed, ours: Textual's own widget keys (text
+    editing, cursor movement) are the usual ones and would bury the rest.
     """
     app = app_screen.app
     rows: dict[tuple[str, str], KeyRow] = {}
@@ -37,8 +37,6 @@ def binding_rows(app_screen: Screen[object]) -> list[KeyRow]:
         binding = active.binding
         if not binding.description or binding.system or binding.id is None:
             continue  # Textual's own focus/copy keys have no id: they are the usual ones
-        if active.node is not app_screen and active.node is not app:
-            continue
         keys = app.get_key_display(binding)
         entry = rows.get((binding.action, binding.description))
         if entry is not None:
