@@ -6,6 +6,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,21 +68,26 @@ class ServerThread:
         self.thread.join(10)
 
 
+def sim_config(db_path: Path, **overrides: Any) -> SimConfig:
+    """The simulator as tests run it: fast, the happy scenario, `TOKENS`, 1 s heartbeats."""
+    base = SimConfig(
+        db_path=db_path,
+        speed=FAST_SPEED,
+        scenario="happy",
+        tokens=dict(TOKENS),
+        heartbeat_s=1.0,
+        tick_s=0.02,
+    )
+    return replace(base, **overrides)
+
+
 @pytest.fixture
 def sim_factory(tmp_path: Any) -> Iterator[Callable[..., SimHandle]]:
     """Start simulated backends with SimConfig overrides; all stop at teardown."""
     running: list[ServerThread] = []
 
     def start(**overrides: Any) -> SimHandle:
-        base = SimConfig(
-            db_path=tmp_path / f"sim-{len(running)}.db",
-            speed=FAST_SPEED,
-            scenario="happy",
-            tokens=dict(TOKENS),
-            heartbeat_s=1.0,
-            tick_s=0.02,
-        )
-        config = replace(base, **overrides)
+        config = sim_config(tmp_path / f"sim-{len(running)}.db", **overrides)
         app = create_app(config)
         server = ServerThread(app)
         port = server.start()

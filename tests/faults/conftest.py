@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FAST_SPEED, TOKENS
+from conftest import sim_config
 
 from ito_tui.desk_sim import SimConfig, create_app
 
@@ -44,15 +44,7 @@ def tampered(tmp_path: Path, serve_asgi: Callable[[Any], str]) -> Callable[..., 
     def start(**overrides: Any) -> Tampered:
         nonlocal count
         count += 1
-        base = SimConfig(
-            db_path=tmp_path / f"tampered-{count}.db",
-            speed=FAST_SPEED,
-            scenario="happy",
-            tokens=dict(TOKENS),
-            heartbeat_s=1.0,
-            tick_s=0.02,
-        )
-        config = replace(base, **overrides)
+        config = sim_config(tmp_path / f"tampered-{count}.db", **overrides)
         tamper = Tamper(create_app(config))
         return Tampered(url=serve_asgi(tamper), tamper=tamper, config=config)
 

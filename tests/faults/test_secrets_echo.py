@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from client.fakeserver import capabilities_body
+from conftest import sim_config
 from pydantic import SecretStr
 from starlette.types import ASGIApp, Receive, Scope, Send
 from tui.pipeline_live import (
@@ -31,7 +32,7 @@ from ito_tui.client import (
     ProtocolError,
     RetryPolicy,
 )
-from ito_tui.desk_sim import SimConfig, create_app
+from ito_tui.desk_sim import create_app
 from ito_tui.tui.alerts import Alerter
 
 from .tamper import Tamper
@@ -198,14 +199,7 @@ async def test_tui_notifications_and_terminal_title_never_show_an_echoed_token(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    config = SimConfig(
-        db_path=tmp_path / "echo.db",
-        speed=20_000.0,
-        scenario="happy",
-        tokens={TOKEN: "alice"},
-        heartbeat_s=1.0,
-        tick_s=0.02,
-    )
+    config = sim_config(tmp_path / "echo.db", speed=20_000.0, tokens={TOKEN: "alice"})
     tamper = Tamper(create_app(config))
     # The backend echoes the token into the bodies and headers of two endpoints the
     # pipeline polls; the title is built from the run's state while this runs.

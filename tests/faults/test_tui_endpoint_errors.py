@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import sim_config
 from starlette.types import ASGIApp
 from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
-from ito_tui.desk_sim import SimConfig, create_app
+from ito_tui.desk_sim import create_app
 from ito_tui.tui.screens.error import ErrorScreen
 
 from .tamper import Tamper
@@ -27,14 +28,7 @@ async def test_a_problem_from_the_telemetry_backfill_does_not_stop_the_live_view
     monkeypatch: pytest.MonkeyPatch,
     status: int,
 ) -> None:
-    config = SimConfig(
-        db_path=tmp_path / "sim.db",
-        speed=20_000.0,
-        scenario="happy",
-        tokens={TOKEN: "alice"},
-        heartbeat_s=1.0,
-        tick_s=0.02,
-    )
+    config = sim_config(tmp_path / "sim.db", speed=20_000.0, tokens={TOKEN: "alice"})
     echo = Echo(Tamper(create_app(config)))
     echo.on(r"/telemetry$", status)
     url = serve_asgi(echo)
