@@ -23,7 +23,14 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 from simproc import SimProcess
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tui.pipeline_live import (
+    has_pipeline,
+    live_app,
+    pipeline_of,
+    record_seqs,
+    start_run,
+    wait_for,
+)
 
 from ito_tui.client import ItoClient
 from ito_tui.state import RunTracker
@@ -104,16 +111,7 @@ async def test_twenty_sigkills_lose_and_repeat_nothing(tmp_path: Path) -> None:
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: has_pipeline(app), what="pipeline")
             screen = pipeline_of(app)
-            tui_seen: list[int] = []
-            feed = screen.tracker.feed
-
-            def recording_feed(event: Any) -> bool:
-                accepted = feed(event)
-                if accepted:
-                    tui_seen.append(event.seq)
-                return accepted
-
-            screen.tracker.feed = recording_feed  # type: ignore[method-assign]
+            tui_seen = record_seqs(screen)
             for kill in range(1, KILLS + 1):
                 await pilot.pause(rng.uniform(0.4, 1.4))
                 await asyncio.to_thread(proc.kill)

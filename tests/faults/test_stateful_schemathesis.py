@@ -25,7 +25,8 @@ import pytest
 import schemathesis
 from conftest import TOKENS, ServerThread
 from hypothesis import HealthCheck, settings
-from schemathesis import GenerationMode, checks
+from schemathesis import GenerationMode
+from sim.test_schemathesis import CHECKS
 
 from ito_tui.desk_sim import SimConfig, create_app, openapi_document
 from ito_tui.desk_sim.openapi import LINKS
@@ -36,13 +37,6 @@ MAX_EXAMPLES = int(os.environ.get("ITO_STATEFUL_EXAMPLES", "80"))
 """Scenarios (each a chain of up to STEPS linked calls); raise it for a deeper run."""
 STEPS = int(os.environ.get("ITO_STATEFUL_STEPS", "8"))
 AUTH = {"Authorization": "Bearer s3cret"}
-CHECKS = [
-    checks.not_a_server_error,
-    checks.status_code_conformance,
-    checks.content_type_conformance,
-    checks.response_schema_conformance,
-    checks.response_headers_conformance,
-]
 TERMINAL = {"completed", "failed", "cancelled"}
 BOOKINGS = ("bk_h100_1n", "bk_h100_4n_ib", "bk_h200_2n_roce", "bk_h100_8n_eth")
 SPEC: dict[str, Any] = {

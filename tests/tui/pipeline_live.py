@@ -91,6 +91,21 @@ async def wait_for(
         await pilot.pause(0.05)
 
 
+def record_seqs(screen: PipelineScreen) -> list[int]:
+    """The seqs the screen's tracker accepts from now on, in order (a live list)."""
+    seen: list[int] = []
+    feed = screen.tracker.feed
+
+    def recording_feed(event: Any) -> bool:
+        accepted = feed(event)
+        if accepted:
+            seen.append(event.seq)
+        return accepted
+
+    screen.tracker.feed = recording_feed  # type: ignore[method-assign]
+    return seen
+
+
 def has_pipeline(app: ItoApp) -> bool:
     return any(isinstance(s, PipelineScreen) for s in app.screen_stack)
 

@@ -19,7 +19,7 @@ from ito_tui.contract import STAGE_ORDER
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.gate_banner import GateBanner
 
-from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from .pipeline_live import has_pipeline, live_app, pipeline_of, record_seqs, start_run, wait_for
 
 pytestmark = pytest.mark.slow
 SPEED = 300_000.0
@@ -256,16 +256,7 @@ async def test_stream_survives_backend_restart(tmp_path: Path):
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: has_pipeline(app), what="pipeline")
             screen = pipeline_of(app)
-            seen: list[int] = []
-            feed = screen.tracker.feed
-
-            def recording_feed(event: Any) -> bool:
-                accepted = feed(event)
-                if accepted:
-                    seen.append(event.seq)
-                return accepted
-
-            screen.tracker.feed = recording_feed  # type: ignore[method-assign]
+            seen = record_seqs(screen)
             await wait_for(pilot, lambda: len(seen) > 20, 30, "events flowing")
             proc.kill()
             await wait_for(
