@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import on
+from textual import constants, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -25,6 +25,8 @@ from ito_tui.tui.session import Session, TokenCell
 from ito_tui.tui.widgets.header import HeaderStrip
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from ito_tui.client import ItoClient
     from ito_tui.config import Settings
     from ito_tui.tui.screens.spec_form import SpecFormScreen
@@ -122,6 +124,18 @@ class ItoApp(App[None]):
         return self._client
 
     # ------------------------------------------------------------ lifetime
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, except that a Linux terminal gets one whose input thread sleeps.
+
+        A driver named in `TEXTUAL_DRIVER` (textual-serve's, or one a person chose) is kept.
+        """
+        driver = super().get_driver_class()
+        if constants.DRIVER is None and driver.__name__ == "LinuxDriver":
+            from ito_tui.tui.driver import QuietLinuxDriver
+
+            return QuietLinuxDriver
+        return driver
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return themes.app_variable_defaults(self.current_theme.to_color_system().generate())
