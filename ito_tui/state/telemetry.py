@@ -142,6 +142,8 @@ class TelemetrySeries:
         "_bucket",
         "_buckets",
         "_cache",
+        "_folded_x",
+        "_grid",
         "_levels",
         "_marked",
         "_markers",
@@ -189,6 +191,10 @@ class TelemetrySeries:
         self._marked = 0
         # The last view and what it was computed from: redraws with no new sample are free.
         self._cache: tuple[tuple[int, float | None, int, int], SeriesView] | None = None
+        self._grid: _Grid | None = None
+        """The last view's columns, so that the next one recomputes only what changed."""
+        self._folded_x = -math.inf
+        """The x of the newest sample folded into buckets (folding changes nothing newer)."""
         self.count = 0
         """Samples appended so far (gaps not counted)."""
         self.min: float | None = None
@@ -222,6 +228,7 @@ class TelemetrySeries:
         self.last_x = x
         i = self._next
         if self._size == self._raw:  # full: slot i holds the oldest sample
+            self._folded_x = self._xs[i]
             self._fold(self._xs[i], self._ys[i])
         else:
             self._size += 1
@@ -279,22 +286,62 @@ class TelemetrySeries:
         rings = sum(6 * r.x0.itemsize * r.cap for r in self._levels)
         return raw + rings + 48 * len(self._markers)
 
-    def _segments(self) -> Iterator[tuple[array[float], ...]]:
-        """(x0, x1, lo, hi, last) arrays, oldest segment first, each ordered by x."""
+    def _segments(self, x_from: float, x_to: float) -> Iterator[tuple[array[float], ...]]:
+        """(x0, x1, lo, hi, last) arrays, oldest segment first, each ordered by x, of the
+        stored data that can fall in [x_from, x_to): rings and the open bucket that reach
+        into it whole, raw samples (points) only those inside it."""
         for ring in reversed(self._levels):
-            if ring.size:
+            if not ring.size:
+                continue
+            oldest, newest = ring.head, (ring.head + ring.size - 1) % ring.cap
+            if ring.x1[newest] >= x_from and ring.x0[oldest] < x_to:
                 yield tuple(ring.linear(a) for a in (ring.x0, ring.x1, ring.lo, ring.hi, ring.last))
-        if self._open is not None:
-            b = self._open
+        b = self._open
+        if b is not None and b[1] >= x_from and b[0] < x_to:
             yield tuple(array("d", [v]) for v in b[:5])
-        if self._size:
-            if self._size < self._raw:
-                xs, ys = self._xs[: self._size], self._ys[: self._size]
-            else:
-                head = self._next
-                xs = self._xs[head:] + self._xs[:head]
-                ys = self._ys[head:] + self._ys[:head]
-            yield xs, xs, ys, ys, ys
+        if not self._size:
+            return
+        xs, ys = self._xs, self._ys
+        # The raw ring in order: one part until it is full, then the oldest part first.
+        parts = (
+            ((0, self._size),)
+            if self._size < self._raw
+            else ((self._next, self._raw), (0, self._next))
+        )
+        for lo, hi in parts:
+            i = bisect_left(xs, x_from, lo, hi)
+            j = hi if x_to == math.inf else bisect_left(xs, x_to, i, hi)
+            if i < j:
+                part_x, part_y = xs[i:j], ys[i:j]
+                yield part_x, part_x, part_y, part_y, part_y
+
+    def _fill(self, grid: _Grid, first: int, last: int) -> None:
+        """Recompute columns `first`..`last` of `grid` from the stored data."""
+        if first > last:
+            return
+        edges, width = grid.edges, grid.width
+        lo_col, hi_col, last_col = grid.lo, grid.hi, grid.last
+        for c in range(first, last + 1):
+            lo_col[c], hi_col[c], last_col[c] = math.inf, -math.inf, None
+        for x0, x1, lo, hi, newest in self._segments(edges[first], edges[last + 1]):
+            # Only the columns this segment can touch (one extra each side for rounding).
+            c_first = max(first, _col(x0[0], edges) - 1)
+            c_last = min(last, width - 1, _col(x1[-1], edges) + 1)
+            for c in range(c_first, c_last + 1):
+                a = bisect_left(x1, edges[c])
+                b = bisect_left(x0, edges[c + 1])
+                if a >= b:
+                    continue
+                lo_c, hi_c = min(lo[a:b]), max(hi[a:b])
+                if lo_c < lo_col[c]:
+                    lo_col[c] = lo_c
+                if hi_c > hi_col[c]:
+                    hi_col[c] = hi_c
+                last_col[c] = newest[b - 1]
+        columns = grid.columns
+        for c in range(first, last + 1):
+            lc = last_col[c]
+            columns[c] = None if lc is None else Column(lo_col[c], hi_col[c], lc)
 
     def view(self, width: int, window: float | None = None) -> SeriesView:
         """What a sparkline `width` columns wide draws for the last `window` x-units.
@@ -316,43 +363,67 @@ class TelemetrySeries:
         x_end = self.last_x
         edges = _edges(self.first_x, x_end, width, window)
         x_start = edges[0]
-        lo_col: list[float] = [math.inf] * width
-        hi_col: list[float] = [-math.inf] * width
-        last_col: list[float | None] = [None] * width
-        for x0, x1, lo, hi, last in self._segments():
-            if x1[-1] < x_start:
-                continue
-            # Only the columns this segment can touch (one extra each side for rounding).
-            c_first = max(0, _col(x0[0], edges) - 1)
-            c_last = min(width - 1, _col(x1[-1], edges) + 1)
-            for c in range(c_first, c_last + 1):
-                a = bisect_left(x1, edges[c])
-                b = bisect_left(x0, edges[c + 1])
-                if a >= b:
-                    continue
-                lo_c, hi_c = min(lo[a:b]), max(hi[a:b])
-                if lo_c < lo_col[c]:
-                    lo_col[c] = lo_c
-                if hi_c > hi_col[c]:
-                    hi_col[c] = hi_c
-                last_col[c] = last[b - 1]
-        columns = tuple(
-            None if lc is None else Column(lo_col[c], hi_col[c], lc)
-            for c, lc in enumerate(last_col)
-        )
-        filled = [col for col in columns if col is not None]
+        grid = self._grid
+        if grid is not None and grid.same_grid(width, window, edges):
+            # Only these columns can differ from the last view: the first (the window's
+            # start slid through it), those new samples fell in (at or after the last
+            # view's newest x), and those folding reached (at or before `_folded_x`).
+            grid.edges = edges
+            self._fill(grid, 0, 0)
+            tail = _col(grid.last_x, edges)
+            if self._folded_x != grid.folded_x and self._folded_x >= x_start:
+                folded = min(_col(self._folded_x, edges), tail - 1)
+                if folded >= 1:
+                    self._fill(grid, 1, folded)
+            self._fill(grid, max(1, tail), width - 1)
+        else:
+            inf = math.inf
+            grid = _Grid(width, window, edges, [inf] * width, [-inf] * width, [None] * width)
+            self._fill(grid, 0, width - 1)
+        grid.last_x, grid.folded_x = x_end, self._folded_x
+        self._grid = grid
+        filled = any(lc is not None for lc in grid.last)
         marks = tuple(
             (_col(x, edges), label) for x, label in self._markers if x_start <= x <= x_end
         )
         return SeriesView(
-            columns,
+            tuple(grid.columns),
             x_start,
             x_end,
-            min(c.min for c in filled) if filled else None,
-            max(c.max for c in filled) if filled else None,
+            min(grid.lo) if filled else None,  # an empty column's inf never wins
+            max(grid.hi) if filled else None,
             self.last,
             marks,
         )
+
+
+class _Grid:
+    """A view's column edges and per-column extremes, kept for the next view."""
+
+    __slots__ = ("columns", "edges", "folded_x", "hi", "last", "last_x", "lo", "width", "window")
+
+    def __init__(
+        self,
+        width: int,
+        window: float | None,
+        edges: list[float],
+        lo: list[float],
+        hi: list[float],
+        last: list[float | None],
+    ) -> None:
+        self.width = width
+        self.window = window
+        self.edges = edges
+        self.lo = lo
+        self.hi = hi
+        self.last = last
+        self.columns: list[Column | None] = [None] * width
+        self.last_x = -math.inf
+        self.folded_x = -math.inf
+
+    def same_grid(self, width: int, window: float | None, edges: list[float]) -> bool:
+        """Whether `edges` are this grid's but for the first (the window's start)."""
+        return width == self.width and window == self.window and edges[1:] == self.edges[1:]
 
 
 def _edges(first_x: float, x_end: float, width: int, window: float | None) -> list[float]:

@@ -286,3 +286,60 @@ def test_a_windowed_view_keeps_its_columns_on_a_fixed_grid() -> None:
     scrolled = s.view(width, window)
     assert scrolled.columns[1:-1] == after.columns[2:]
     assert scrolled.columns[-1] == (0.0, 0.0, 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.floats(0.0, 40.0),  # x advance (0: same x; the series clamps none here)
+            st.none() | values,  # y (None: a gap)
+            st.booleans(),  # look at the view after this sample
+        ),
+        min_size=1,
+        max_size=400,
+    ),
+    width=st.integers(1, 60),
+    window=st.none() | st.floats(1.0, 3000.0),
+    widths_change=st.booleans(),
+)
+def test_a_view_updated_column_by_column_equals_one_computed_afresh(
+    steps: list[tuple[float, float | None, bool]],
+    width: int,
+    window: float | None,
+    widths_change: bool,
+) -> None:
+    """Views reuse the last view's columns (only the first, the newest and the folded ones
+    are recomputed); whatever was looked at before, a view equals a fresh series' view."""
+    params = {"raw": 32, "bucket": 2, "buckets": 8, "levels": 3}  # folds and compacts soon
+    kept = TelemetrySeries("x", **params)
+    x = 0.0
+    appended: list[tuple[float, float | None]] = []
+    for i, (dx, y, look) in enumerate(steps):
+        x += dx
+        kept.append(x, y)
+        appended.append((x, y))
+        if i % 7 == 3:
+            kept.add_marker(x, "rewind")
+        if look:
+            w = width + (i % 3 if widths_change else 0)
+            fresh = TelemetrySeries("x", **params)
+            for j, (fx, fy) in enumerate(appended):
+                fresh.append(fx, fy)
+                if j % 7 == 3:
+                    fresh.add_marker(fx, "rewind")
+            assert kept.view(w, window) == fresh.view(w, window), (i, w)
+
+
+def test_folding_inside_the_window_updates_the_columns_it_reaches() -> None:
+    """A raw ring shorter than the window: samples fold into buckets inside it, and a
+    bucket that now spans a column edge changes both columns."""
+    params = {"raw": 4, "bucket": 2, "buckets": 4, "levels": 2}
+    kept = TelemetrySeries("x", **params)
+    ys = [math.sin(i * 1.3) * 10 + (i % 5) for i in range(300)]
+    for i, y in enumerate(ys):
+        kept.append(float(i), y)
+        fresh = TelemetrySeries("x", **params)
+        for j in range(i + 1):
+            fresh.append(float(j), ys[j])
+        assert kept.view(10, 30.0) == fresh.view(10, 30.0), i
