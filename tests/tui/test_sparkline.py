@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from ito_tui.state import TelemetryBank
-from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline
+from ito_tui.tui.widgets.sparkline import (
+    LOWER,
+    MARKER,
+    SHADE,
+    ChartData,
+    TextSparkline,
+    _filled,
+    _level,
+    chart_rows,
+)
 from ito_tui.tui.widgets.telemetry import TelemetryCharts, TelemetryPanel
 
 from .shell_helpers import screen_text
@@ -147,3 +158,58 @@ async def test_a_theme_change_recolours_the_chart() -> None:
         app.theme = "nord"  # another accent colour
         await pilot.pause()
         assert chart_colour() != before
+
+
+def reference_chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[str]:
+    """`chart_rows` as first written: cell by cell, no caching, no inlining."""
+    width = len(data.highs)
+    lo = data.vmin if floor is None else min(floor, data.vmin if data.vmin is not None else floor)
+    hi = data.vmax
+    grid = [[" "] * width for _ in range(rows)]
+    if lo is None or hi is None:
+        return ["".join(r) for r in grid]
+    levels = rows * 8
+    lows, highs = _filled(data)
+    for col in range(width):
+        top_v, bot_v = highs[col], lows[col]
+        if top_v is None:
+            continue
+        top = max(1, min(levels, round(_level(top_v, lo, hi, levels))))
+        solid = min(top, int(_level(bot_v if bot_v is not None else top_v, lo, hi, levels)))
+        for r in range(rows):
+            cell_lo, cell_hi = r * 8, r * 8 + 8
+            if top <= cell_lo:
+                break
+            if top < cell_hi:
+                ch = LOWER[top - cell_lo]
+            elif solid >= cell_hi or top - solid < 8:
+                ch = "█"
+            else:
+                ch = SHADE
+            grid[rows - 1 - r][col] = ch
+    for col in data.markers:
+        if 0 <= col < width:
+            grid[0][col] = MARKER
+    return ["".join(r) for r in grid]
+
+
+@st.composite
+def chart_data(draw: st.DrawFn) -> ChartData:
+    finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+    column = st.none() | st.tuples(finite, st.floats(0, 1e3) | st.just(0.0))
+    cols = draw(st.lists(column, max_size=70))
+    lows = [None if c is None else c[0] for c in cols]
+    highs = [None if c is None else c[0] + c[1] for c in cols]
+    known = [v for v in lows + highs if v is not None]
+    vmin = draw(st.none() | st.just(min(known, default=0.0)) | finite)
+    vmax = draw(st.none() | st.just(max(known, default=0.0)) | finite)
+    markers = draw(st.lists(st.integers(-2, len(cols) + 2), max_size=3))
+    return ChartData(lows=lows, highs=highs, vmin=vmin, vmax=vmax, markers=markers)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=chart_data(), rows=st.integers(1, 4), floor=st.none() | st.sampled_from([0.0, -5.0]))
+def test_chart_rows_draws_what_the_cell_by_cell_reference_draws(
+    data: ChartData, rows: int, floor: float | None
+) -> None:
+    assert chart_rows(data, rows, floor) == reference_chart_rows(data, rows, floor)

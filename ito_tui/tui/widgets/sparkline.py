@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Self
 
 from rich.cells import cell_len
@@ -77,32 +78,53 @@ def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[s
     width = len(data.highs)
     lo = data.vmin if floor is None else min(floor, data.vmin if data.vmin is not None else floor)
     hi = data.vmax
-    grid = [[" "] * width for _ in range(rows)]
     if lo is None or hi is None:
-        return ["".join(r) for r in grid]
+        return [" " * width] * rows
     levels = rows * 8
     lows, highs = _filled(data)
-    for col in range(width):
-        top_v, bot_v = highs[col], lows[col]
+    blank = (" ",) * rows
+    columns: list[tuple[str, ...]] = []
+    span = hi - lo
+    for top_v, bot_v in zip(highs, lows, strict=True):
         if top_v is None:
+            columns.append(blank)
             continue
-        top = max(1, min(levels, round(_level(top_v, lo, hi, levels))))
-        solid = min(top, int(_level(bot_v if bot_v is not None else top_v, lo, hi, levels)))
-        for r in range(rows):
-            cell_lo, cell_hi = r * 8, r * 8 + 8
-            if top <= cell_lo:
-                break
-            if top < cell_hi:
-                ch = LOWER[top - cell_lo]
-            elif solid >= cell_hi or top - solid < 8:
-                ch = "█"
-            else:
-                ch = SHADE
-            grid[rows - 1 - r][col] = ch
+        if bot_v is None:
+            bot_v = top_v
+        if span > 0:  # `_level`, inline: this loop runs per column of every chart per event
+            top_l, bot_l = (top_v - lo) / span * levels, (bot_v - lo) / span * levels
+        else:
+            top_l, bot_l = _level(top_v, lo, hi, levels), _level(bot_v, lo, hi, levels)
+        top = round(top_l)
+        top = 1 if top < 1 else levels if top > levels else top
+        solid = int(bot_l)
+        columns.append(_column_cells(top, top if solid > top else solid, rows))
+    grid = (
+        [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in range(rows)]
+    )
     for col in data.markers:
         if 0 <= col < width:
             grid[0][col] = MARKER
     return ["".join(r) for r in grid]
+
+
+@lru_cache(maxsize=4096)
+def _column_cells(top: int, solid: int, rows: int) -> tuple[str, ...]:
+    """One column's cells, top row first: filled up to level `top` (of `rows * 8`), solid
+    up to `solid`, shaded between the two when they are a cell or more apart."""
+    cells = [" "] * rows
+    for r in range(rows):
+        cell_lo, cell_hi = r * 8, r * 8 + 8
+        if top <= cell_lo:
+            break
+        if top < cell_hi:
+            ch = LOWER[top - cell_lo]
+        elif solid >= cell_hi or top - solid < 8:
+            ch = "█"
+        else:
+            ch = SHADE
+        cells[rows - 1 - r] = ch
+    return tuple(cells)
 
 
 def _changed_runs(old: str, new: str, gap: int = 4) -> list[tuple[int, int]]:
