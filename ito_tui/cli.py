@@ -14,16 +14,7 @@ import textwrap
 from collections.abc import Sequence
 
 from ito_tui import __version__, startup
-from ito_tui.commands import (
-    auth_cmds,
-    bookings,
-    check,
-    completion,
-    local,
-    proposals,
-    runs,
-    train,
-)
+from ito_tui.commands import local
 from ito_tui.commands.context import Context
 from ito_tui.commands.exitcodes import EXIT_CODES_EPILOG, ExitCode
 from ito_tui.commands.output import Output
@@ -69,8 +60,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         return "\n\n".join(paragraphs)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line: global options and every subcommand."""
+def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
+    """The whole command line: global options and every subcommand (`commands=False`:
+    the global options only, for a command line that opens the TUI)."""
     parser = argparse.ArgumentParser(
         prog="ito-tui",
         description=DESCRIPTION,
@@ -84,10 +76,36 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     _add_globals(common, default=argparse.SUPPRESS)
 
+    if not commands:
+        return parser
+    from ito_tui.commands import (
+        auth_cmds,
+        bookings,
+        check,
+        completion,
+        proposals,
+        runs,
+        train,
+    )
+
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for module in (auth_cmds, bookings, train, runs, proposals, local, check, completion):
         module.register(sub, common, _Formatter)
     return parser
+
+
+def _opens_the_tui(args: Sequence[str]) -> bool:
+    """Whether `args` are global options only (`ito-tui`, `ito-tui --backend URL`): the
+    TUI opens, and the subcommands' modules need not be loaded to parse them (bench #1)."""
+    i = 0
+    while i < len(args):
+        if args[i] == "--insecure-http" or args[i].startswith("--backend="):
+            i += 1
+        elif args[i] == "--backend" and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            i += 2
+        else:
+            return False
+    return True
 
 
 def _add_globals(parser: argparse.ArgumentParser, default: object) -> None:
@@ -116,8 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(commands=not _opens_the_tui(args_list))
     try:
         args, extra = parser.parse_known_args(args_list)
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
@@ -127,7 +145,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"ito-tui: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return int(ExitCode.USAGE)
     args.extra = extra
-    if args.command is None:
+    if getattr(args, "command", None) is None:
         args.command = "tui"
         args.handler = local.cmd_tui
         args.read_only = False

@@ -82,3 +82,40 @@ def test_the_app_loads_only_the_screens_of_its_first_frame() -> None:
     loaded = _modules_after_import("ito_tui.tui.app")
     screens = sorted(m for m in loaded if m.startswith("ito_tui.tui.screens."))
     assert screens == ["ito_tui.tui.screens.bookings", "ito_tui.tui.screens.connect"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "tui"),
+    [
+        ([], True),
+        (["--backend", "http://127.0.0.1:9"], True),
+        (["--backend=http://127.0.0.1:9", "--insecure-http"], True),
+        (["completion", "bash"], False),
+        (["--backend", "http://127.0.0.1:9", "completion", "bash"], False),
+        (["--backend"], False),
+        (["--help"], False),
+    ],
+)
+def test_a_command_line_that_opens_the_tui_loads_no_subcommand(argv: list[str], tui: bool) -> None:
+    # Issue 8 #1: parsing `ito-tui [--backend URL]` needs the global options only.
+    code = (
+        "import json, sys\n"
+        "from ito_tui import cli\n"
+        "from ito_tui.commands import local\n"
+        "opened = []\n"
+        "local.cmd_tui = lambda ctx: opened.append(ctx.args.backend) or 0\n"
+        f"cli.main({argv!r})\n"
+        "print('RESULT', json.dumps([opened, sorted(sys.modules)]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    result = next(line for line in out.stdout.splitlines() if line.startswith("RESULT "))
+    opened, loaded = json.loads(result.removeprefix("RESULT "))
+    subcommands = {"ito_tui.commands.completion", "ito_tui.commands.runs"} & set(loaded)
+    if tui:
+        assert opened == [None if not argv else "http://127.0.0.1:9"]
+        assert subcommands == set()
+    else:
+        assert opened == []
+        assert subcommands == {"ito_tui.commands.completion", "ito_tui.commands.runs"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
@@ -20,6 +21,7 @@ from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import ChartData, chart_rows
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
+from ito_tui.tui.widgets.stages import StageList
 
 from .pipeline_fakes import RUN_ID, FakeClient, pretrain_script, proposal_body, run_snapshot
 from .pipeline_harness import RunScreensHarness
@@ -319,3 +321,26 @@ async def test_a_change_after_a_quiet_interval_is_painted_at_once_and_a_burst_wa
         assert len(flushes) == 1 and "fast" in screen._armed
         await pilot.pause(2 * pipeline_module.CHART_INTERVAL_S)
         assert len(flushes) == 2 and not screen._armed
+
+
+async def test_the_stage_list_redraws_for_a_new_event_time_only_when_an_elapsed_time_shows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = FakeClient(script=pretrain_script(up_to_step=40).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        stages = app.screen.query_one(StageList)
+        running = next(s for s in stages.stages if s.started_at and s.ended_at is None)
+        assert running.started_at is not None
+        redraws: list[str] = []
+        repaint = stages._repaint_if_changed
+        monkeypatch.setattr(stages, "_repaint_if_changed", lambda: redraws.append("x") or repaint())
+        stages.now = running.started_at + timedelta(hours=2, seconds=10)
+        assert len(redraws) == 1
+        stages.now = running.started_at + timedelta(hours=2, seconds=40)  # still 2h00m
+        assert len(redraws) == 1
+        stages.now = running.started_at + timedelta(hours=2, minutes=1, seconds=5)
+        assert len(redraws) == 2
+        await pilot.pause()
+        assert "2h01m" in str(stages.render())

@@ -114,7 +114,12 @@ class StageList(Widget, can_focus=True):
     def watch_current(self) -> None:
         self._repaint_if_changed()
 
-    def watch_now(self) -> None:
+    def watch_now(self, old: datetime | None, new: datetime | None) -> None:
+        # `now` moves with every event, but only running stages' elapsed time shows it,
+        # to the minute or second: most events leave the list as it is drawn.
+        running = [s.started_at for s in self.stages if s.started_at and s.ended_at is None]
+        if all(elapsed(t, old) == elapsed(t, new) for t in running):
+            return
         self._repaint_if_changed()
 
     _height = 0
