@@ -213,3 +213,27 @@ def test_chart_rows_draws_what_the_cell_by_cell_reference_draws(
     data: ChartData, rows: int, floor: float | None
 ) -> None:
     assert chart_rows(data, rows, floor) == reference_chart_rows(data, rows, floor)
+
+
+async def test_a_row_with_changes_far_apart_is_one_region() -> None:
+    """Textual writes every region of a row from the widget's left edge: one per row."""
+    source = Source()
+    app = OneChart(source)
+    async with app.run_test(size=(60, 4)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(TextSparkline)
+        calls = spy_refreshes(chart)
+
+        def moved(width: int) -> ChartData:
+            data = source(width)
+            highs = [4.0, *data.highs[1:-1], 4.0]  # the first and the last column rise
+            return ChartData(lows=highs, highs=highs, value=data.value, vmin=0.0, vmax=4.0)
+
+        chart.source = moved
+        chart.refresh_if_changed()
+        assert len(calls) == 1 and calls[0]
+        rows = [region.y for region in calls[0]]
+        assert len(rows) == len(set(rows)), calls[0]
+        first_col = TextSparkline.LABEL_WIDTH
+        assert any(r.x <= first_col < r.right and r.right >= first_col + chart.chart_width() - 1
+                   for r in calls[0])  # fmt: skip
