@@ -1,4 +1,12 @@
-"""Pydantic v2 models of the Itô training API v1 (API.md). Pure data."""
+"""Pydantic v2 models of the Itô training API v1 (API.md). Pure data.
+
+Every model is built lazily (`defer_build`): its validator and serializer are
+made the first time it is used, so a command that reads one kind of answer
+does not pay for building the ~100 others (issue 8, #2b). `build_models()`
+builds them all now, for a process that uses most of them (the simulator).
+"""
+
+from pydantic import BaseModel
 
 from .common import API_VERSION, JsonObject, Money, Page, Request, Resource, Timestamp, now_utc
 from .errors import ERROR_STATUS, PROBLEM_CONTENT_TYPE, FieldError, Problem
@@ -109,6 +117,26 @@ from .resources import (
     model_params,
 )
 
+
+def _subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:
+    found = []
+    for sub in cls.__subclasses__():
+        found.append(sub)
+        found.extend(_subclasses(sub))
+    return found
+
+
+def build_models() -> None:
+    """Build every contract model now instead of on its first use."""
+    for base in (Resource, Request, EventBase):
+        for model in _subclasses(base):
+            model.model_rebuild()
+            # A `TypeAdapter` of a model defers its own build whenever the model's
+            # config says `defer_build`, even once the model is built: built now,
+            # adapters made later (FastAPI's, per body parameter) build at once too.
+            model.model_config["defer_build"] = False
+
+
 __all__ = [
     "ACTIVE_RUN_STATES",
     "API_VERSION",
@@ -218,6 +246,7 @@ __all__ = [
     "UnknownEvent",
     "Warning_",
     "WhoAmI",
+    "build_models",
     "event_adapter",
     "event_to_json",
     "make_event",

@@ -68,13 +68,13 @@ Frac = Annotated[float, Field(ge=0.0, le=1.0)]
 class Resource(BaseModel):
     """A model read from the wire: unknown fields are ignored (API.md conventions)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
 
 
 class Request(BaseModel):
     """A model sent to the server: unknown fields are rejected (422)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 T = TypeVar("T")

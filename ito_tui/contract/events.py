@@ -196,7 +196,7 @@ class RunEnded(Payload):
 class EventBase(BaseModel):
     """The SSE envelope. `seq` is per-run, strictly increasing, and the SSE `id`."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     seq: int
     run_id: str

@@ -550,7 +550,7 @@ class TelemetrySample(Resource):
     goodput: Goodput
     interruptions_total: int = 0
     interruptions_per_1k_gpu_hours: float = 0.0
-    checkpoint: CheckpointStats = CheckpointStats()
+    checkpoint: CheckpointStats = Field(default_factory=CheckpointStats)
     spend_usd: Money
     rl: RlStats | None = None
 
