@@ -105,7 +105,7 @@ class ItoClient:
         self._transport = Transport(
             self.target.base_url,
             token=token,
-            verify=ssl_context(ca_bundle),
+            verify=ssl_context(ca_bundle, https=self.target.https),
             timeout=timeout,
             user_agent=user_agent,
             retry=retry or RetryPolicy(),

@@ -120,7 +120,7 @@ class Probe:
             base_url=target.base_url,
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
-            verify=ssl_context(ca_bundle),
+            verify=ssl_context(ca_bundle, https=target.https),
             trust_env=False,
             headers={"User-Agent": f"ito-tui-check/{__version__}"},
         )

@@ -110,13 +110,17 @@ def check_base_url(base_url: str, *, insecure_http: bool = False) -> BackendTarg
     )
 
 
-def ssl_context(ca_bundle: str | None) -> ssl.SSLContext | bool:
+def ssl_context(ca_bundle: str | None, *, https: bool = True) -> ssl.SSLContext | bool:
     """The TLS verification setting: default roots (True) or a context trusting `ca_bundle`.
 
-    Verification is never turned off: there is deliberately no option for it.
+    Verification is never turned off: there is deliberately no option for it. For
+    a plain `http://` backend (`https=False`) no TLS connection is ever made, so
+    the default roots are not loaded (httpx would read certifi's ~150 CA
+    certificates, ~20 ms of every command's start): the context given instead
+    verifies like any other but trusts no certificate at all.
     """
     if ca_bundle is None:
-        return True
+        return True if https else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     path = os.path.expanduser(ca_bundle)
     if not os.path.isfile(path):
         raise TransportPolicyError(f"CA bundle not found or not a file: {path}")

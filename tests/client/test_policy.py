@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from ito_tui.client import BackendUnavailable, ItoClient, TransportPolicyError, is_loopback_host
+from ito_tui.client.policy import ssl_context
 
 from .conftest import make_client
 from .fakeserver import FakeServer
@@ -191,3 +192,21 @@ async def test_tls_is_verified_by_default(
     assert server.received == []
     retries = [r for r in caplog.records if "retry" in r.getMessage()]
     assert retries == [], "a certificate failure is not retried"
+
+
+def test_an_http_backend_gets_a_context_that_loads_no_roots_and_trusts_nothing(
+    tls_server: tuple[FakeServer, Path],
+) -> None:
+    assert ssl_context(None) is True  # https: httpx's default roots
+    ctx = ssl_context(None, https=False)
+    assert isinstance(ctx, ssl.SSLContext)
+    assert ctx.cert_store_stats()["x509_ca"] == 0
+    assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname
+    # Were a TLS connection ever made with it, no certificate would pass.
+    server, _ = tls_server
+    host, port = server.url.removeprefix("https://").rstrip("/").split(":")
+    with (
+        socket.create_connection((host, int(port)), timeout=5) as raw,
+        pytest.raises(ssl.SSLCertVerificationError),
+    ):
+        ctx.wrap_socket(raw, server_hostname=host)
