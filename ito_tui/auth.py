@@ -15,14 +15,10 @@ thread worker.
 from __future__ import annotations
 
 import os
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import keyring
-import keyring.backends.chainer
-import keyring.backends.fail
-import keyring.backends.null
-import keyring.errors
 from pydantic import SecretStr
 
 __all__ = [
@@ -49,6 +45,17 @@ REMEDIES = (
     "in a plaintext file, your choice to make; "
     "(3) set ITO_TOKEN in the environment for this session only."
 )
+
+
+def _keyring() -> ModuleType:
+    """keyring, with the parts this module names: imported on first use (~30 ms of
+    start-up), so a command whose token comes from `ITO_TOKEN` never loads it."""
+    import keyring.backends.chainer
+    import keyring.backends.fail
+    import keyring.backends.null
+    import keyring.errors
+
+    return keyring
 
 
 class KeyringUnavailable(Exception):
@@ -85,7 +92,7 @@ def _explicit_choice() -> bool:
     if os.environ.get("PYTHON_KEYRING_BACKEND"):
         return True
     try:
-        return keyring.core.load_config() is not None
+        return _keyring().core.load_config() is not None
     except Exception:  # a broken keyringrc.cfg is not a choice we can honour
         return False
 
@@ -100,6 +107,7 @@ def _is_plaintext(kr: Any) -> bool:
 
 def keyring_problem(backend: Any | None = None) -> str | None:
     """Why the active keyring backend cannot hold a token, or None when it can."""
+    keyring = _keyring()
     kr = keyring.get_keyring() if backend is None else backend
     if isinstance(kr, keyring.backends.fail.Keyring):
         return "keyring found no backend (keyring.backends.fail.Keyring is active)"
@@ -122,7 +130,7 @@ def _backend() -> Any:
     problem = keyring_problem()
     if problem is not None:
         raise KeyringUnavailable(problem)
-    return keyring.get_keyring()
+    return _keyring().get_keyring()
 
 
 def _env_token() -> SecretStr | None:
@@ -138,6 +146,7 @@ def get_token(backend_url: str) -> SecretStr | None:
     env = _env_token()
     if env is not None:
         return env
+    keyring = _keyring()
     kr = _backend()
     try:
         value = kr.get_password(SERVICE, account_for(backend_url))
@@ -151,6 +160,7 @@ def store_token(backend_url: str, token: SecretStr) -> None:
     value = token.get_secret_value().strip()
     if not value or any(c.isspace() for c in value) or not value.isprintable():
         raise ValueError("a token must be one line of printable characters without spaces")
+    keyring = _keyring()
     kr = _backend()
     try:
         kr.set_password(SERVICE, account_for(backend_url), value)
@@ -160,6 +170,7 @@ def store_token(backend_url: str, token: SecretStr) -> None:
 
 def delete_token(backend_url: str) -> bool:
     """Forget the keyring's token for `backend_url`; False if there was none."""
+    keyring = _keyring()
     kr = _backend()
     try:
         kr.delete_password(SERVICE, account_for(backend_url))

@@ -7,6 +7,7 @@ test can mask a violation (the same check as harlequin's import-hygiene test).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -119,3 +120,25 @@ def test_a_command_line_that_opens_the_tui_loads_no_subcommand(argv: list[str], 
     else:
         assert opened == []
         assert subcommands == {"ito_tui.commands.completion", "ito_tui.commands.runs"}
+
+
+def test_a_token_from_the_environment_loads_no_keyring() -> None:
+    # Issue 8 #2b: keyring costs ~30 ms of start-up; with ITO_TOKEN set (CI, scripts)
+    # a command never needs it.
+    code = (
+        "import sys\n"
+        "from ito_tui import auth\n"
+        "token = auth.get_token('http://127.0.0.1:9')\n"
+        "assert token is not None and token.get_secret_value() == 'not-a-real-token'\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'keyring'))\n"
+    )
+    env = {**os.environ, "ITO_TOKEN": "not-a-real-token"}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
+    )
+    assert out.stdout.strip() == "[]"
