@@ -12,9 +12,10 @@ Only rows are cropped, never columns: the compositor splits each rendered line a
 edges of the widgets on it ("cuts"), and a strip must start at one of those edges.
 Widget edges are cuts; the edges of a repainted area need not be.
 
-It overrides `Compositor._get_renders`, private to Textual 8.2.8 (pinned); the
-equivalence test in tests/tui/test_compositor.py compares it with Textual's own on the
-live pipeline screen and must pass again after an upgrade.
+It overrides `Compositor._get_renders` and reads `_dirty_regions`, private to Textual
+8.2.8 (pinned); the equivalence test in tests/tui/test_compositor.py compares what it
+draws with what Textual's own draws on the live pipeline screen and must pass again
+after an upgrade.
 """
 
 from __future__ import annotations
