@@ -9,6 +9,7 @@ time are kept from an earlier file of the same day.
 from __future__ import annotations
 
 import argparse
+import compileall
 import importlib
 import json
 import os
@@ -46,6 +47,18 @@ def machine() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "loadavg_at_start": os.getloadavg(),
     }
+
+
+def byte_compile() -> None:
+    """Byte-compile `ito_tui` first, as installing it does.
+
+    An editable install compiles a changed module when it is first imported and keeps
+    the result, unless `PYTHONDONTWRITEBYTECODE` is set (it is on some machines, this
+    one included): then every start compiles every module changed since the last
+    `.pyc` was written, and #1 and #2 measured that compiling (#1 read 1.29× instead of
+    1.20×). Textual and the other installed packages are compiled by pip.
+    """
+    compileall.compile_dir(str(ROOT / "ito_tui"), quiet=1)
 
 
 def run_one(name: str, ctx: Context) -> list[Record]:
@@ -118,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)}; see --list")
     names = args.names or list(BENCHMARKS)
     ctx = Context(quick=args.quick)
+    byte_compile()
     t0 = time.perf_counter()
     records: list[Record] = []
     for name in names:

@@ -3,6 +3,7 @@ and writes a well-formed results file. Never asserts on wall time or on a figure
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import sys
@@ -37,3 +38,15 @@ def test_quick_throughput_writes_a_well_formed_record(tmp_path: Path) -> None:
     assert value["min"] <= value["median"] <= value["max"]
     assert all(math.isfinite(v) and v > 0 for v in value["runs"])
     assert rec["met"] in (True, False)
+
+
+def test_a_run_measures_ito_tui_byte_compiled(tmp_path: Path) -> None:
+    # With PYTHONDONTWRITEBYTECODE set, nothing else writes the .pyc files of an
+    # editable install, and every measured start would compile the changed modules.
+    assert main(["--quick", "--out", str(tmp_path), "throughput"]) == 0
+    stale = []
+    for source in (ROOT / "ito_tui").rglob("*.py"):
+        compiled = Path(importlib.util.cache_from_source(str(source)))
+        if not compiled.exists() or compiled.stat().st_mtime < source.stat().st_mtime:
+            stale.append(str(source.relative_to(ROOT)))
+    assert stale == []
