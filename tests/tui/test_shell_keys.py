@@ -3,6 +3,7 @@ reaches every action and jumps to any booking or run by id."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -145,9 +146,12 @@ async def test_enter_right_after_arrow_keys_trains_on_the_row_the_cursor_ends_on
         assert app.screen.booking.booking_id == chosen.booking_id  # type: ignore[attr-defined]
 
 
-async def test_keys_typed_right_after_tab_go_to_the_next_field() -> None:
-    """Tab moves focus as the key arrives: in one burst (a paste, a slow ssh link), what
-    follows it is typed into the next field, not into the one just left."""
+async def burst_into_spec_form(
+    keys: list[str], until: Callable[[str, str], bool]
+) -> tuple[str, str, str | None]:
+    """Open the spec form, empty the model size field and focus it, then post `keys` at
+    once, as a pty delivers a paste or a slow link's packet. Returns the model size and
+    data fields' values and the focused widget's id once `until(size, data)` holds."""
     from textual import events
     from textual.widgets import Input
 
@@ -161,33 +165,28 @@ async def test_keys_typed_right_after_tab_go_to_the_next_field() -> None:
         size.focus()
         size.value = ""
         await pilot.pause()
-        for key in ("1", "B", "tab", "h", "f", "shift+tab", "x"):  # at once, as a pty delivers
+        for key in keys:
             app.post_message(events.Key(key, key if len(key) == 1 else None))
-        await wait_for(pilot, lambda: size.value.endswith("x") or data.value == "hf")
+        await wait_for(pilot, lambda: until(size.value, data.value))
         await pilot.pause()
-        assert (size.value, data.value) == ("1Bx", "hf")
-        assert app.focused is size
+        return size.value, data.value, app.focused.id if app.focused else None
+
+
+async def test_keys_typed_right_after_tab_go_to_the_next_field() -> None:
+    """Tab moves focus as the key arrives: in one burst, what follows it is typed into
+    the next field, not into the one just left."""
+    got = await burst_into_spec_form(
+        ["1", "B", "tab", "h", "f", "shift+tab", "x"],
+        until=lambda size, data: size.endswith("x") or data == "hf",
+    )
+    assert got == ("1Bx", "hf", "f-model_size")
 
 
 async def test_editing_keys_in_a_burst_act_in_the_order_typed() -> None:
     """An Input's own bindings (backspace, arrows) run when the key reaches it, not after
     the keys behind it (Textual runs them once the key has bubbled up to the app)."""
-    from textual import events
-    from textual.widgets import Input
-
-    app = make_app(settings(), FakeShellClient(), clock=lambda: NOW)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, SpecFormScreen))
-        form = app.screen
-        size, data = form.query_one("#f-model_size", Input), form.query_one("#f-data_ref", Input)
-        size.focus()
-        size.value = ""
-        await pilot.pause()
-        burst = ["8", "X", "backspace", "B", "tab", "h", "f", "left", "left", "s", "end", "x"]
-        for key in burst:  # at once, as a pty delivers a paste or a slow link's packet
-            app.post_message(events.Key(key, key if len(key) == 1 else None))
-        await wait_for(pilot, lambda: data.value.endswith("x"))
-        await pilot.pause()
-        assert (size.value, data.value) == ("8B", "shfx")
+    got = await burst_into_spec_form(
+        ["8", "X", "backspace", "B", "tab", "h", "f", "left", "left", "s", "end", "x"],
+        until=lambda size, data: data.endswith("x"),
+    )
+    assert got == ("8B", "shfx", "f-data_ref")
