@@ -47,6 +47,10 @@ CONFIRM_WORD = "approve"
 class ProposalModal(ModalScreen[str | None]):
     """Review a restart proposal. Dismisses with the decision sent, or None."""
 
+    # Focused as the modal is shown, not a moment later from on_mount (a deferred focus
+    # call): a Tab that arrives at once then moves on from Decide later, not to it.
+    AUTO_FOCUS = "#decide-later"
+
     DEFAULT_CSS = """
     ProposalModal { align: center middle; }
     ProposalModal > #proposal-box {
@@ -151,7 +155,6 @@ class ProposalModal(ModalScreen[str | None]):
                     yield Button("Back", id="confirm-back", compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#decide-later", Button).focus()
         self.proposal = self._initial
         self._show(self._initial)
 
