@@ -67,6 +67,13 @@ def _filled(data: ChartData) -> tuple[list[float | None], list[float | None]]:
     return lows, highs
 
 
+def _bounded(level: float, levels: int) -> float:
+    """`level` kept within a level of the scale's ends. A value far outside a tiny span
+    (1e-320 wide) divides to infinity, which has no whole level; past the end of the
+    scale, every level draws the same as the one beside the end."""
+    return min(max(level, -1.0), levels + 1.0)
+
+
 def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[str]:
     """The chart as `rows` strings (top first), one character per column.
 
@@ -95,9 +102,11 @@ def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[s
             top_l, bot_l = (top_v - lo) / span * levels, (bot_v - lo) / span * levels
         else:
             top_l, bot_l = _level(top_v, lo, hi, levels), _level(bot_v, lo, hi, levels)
-        top = round(top_l)
+        try:
+            top, solid = round(top_l), int(bot_l)
+        except OverflowError:  # infinite: see `_bounded`
+            top, solid = round(_bounded(top_l, levels)), int(_bounded(bot_l, levels))
         top = 1 if top < 1 else levels if top > levels else top
-        solid = int(bot_l)
         columns.append(_column_cells(top, top if solid > top else solid, rows))
     grid = (
         [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in range(rows)]
