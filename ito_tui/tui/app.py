@@ -66,26 +66,6 @@ class ItoApp(App[None]):
             tooltip="Read capabilities and who you are again",
             show=False,
         ),
-        # Focus moves as Tab arrives, not once the focused widget has let the key bubble
-        # up: keys in the same burst (a paste, a slow ssh link) go to the next field.
-        Binding(
-            "tab",
-            "app.focus_next",
-            "Next field",
-            id="app.focus_next",
-            tooltip="Move the focus to the next field or panel",
-            show=False,
-            priority=True,
-        ),
-        Binding(
-            "shift+tab",
-            "app.focus_previous",
-            "Previous field",
-            id="app.focus_previous",
-            tooltip="Move the focus to the previous field or panel",
-            show=False,
-            priority=True,
-        ),
     ]
 
     def __init__(

@@ -190,3 +190,22 @@ async def test_editing_keys_in_a_burst_act_in_the_order_typed() -> None:
         until=lambda size, data: data.endswith("x"),
     )
     assert got == ("8B", "shfx", "f-data_ref")
+
+
+async def test_a_table_key_before_tab_in_a_burst_still_moves_the_table() -> None:
+    """Tab is not handled ahead of the keys before it: the arrow bubbles to the app and
+    moves the table's cursor before the Tab moves the focus (a priority Tab, tried, sent
+    the arrow to the next widget instead)."""
+    from textual import events
+
+    app = make_app(settings(), FakeShellClient(), clock=lambda: NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        table = app.screen.query_one(BookingTable)
+        assert app.focused is table
+        row = table.cursor_row
+        for key in ("down", "tab"):  # at once, as a pty delivers them
+            app.post_message(events.Key(key, None))
+        await wait_for(pilot, lambda: app.focused is not table)
+        await pilot.pause()
+        assert table.cursor_row == row + 1
