@@ -33,6 +33,8 @@ def spend_text(spend: Spend | None, spent: Decimal | None) -> Text:
 class CancelRunModal(ModalScreen[Run | None]):
     """Asks before cancelling. Default focus is *Keep running*; Esc keeps it running."""
 
+    AUTO_FOCUS = "#keep"  # focused as shown (see ProposalModal)
+
     DEFAULT_CSS = """
     CancelRunModal { align: center middle; }
     CancelRunModal > #cancel-box {
@@ -79,9 +81,6 @@ class CancelRunModal(ModalScreen[Run | None]):
             with Horizontal():
                 yield Button("Keep running", id="keep", compact=True)
                 yield Button("Cancel run", id="confirm-cancel", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#keep", Button).focus()
 
     def action_keep(self) -> None:
         self.dismiss(None)

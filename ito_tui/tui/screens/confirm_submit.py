@@ -48,6 +48,8 @@ def summary_lines(spec: TrainingSpec, booking: Booking, estimate: Estimate) -> l
 class ConfirmSubmitModal(ModalScreen[bool]):
     """Dismisses True only on an explicit "Submit run"; Esc and Cancel send nothing."""
 
+    AUTO_FOCUS = "#confirm-submit"  # focused as shown (see ProposalModal)
+
     CSS_PATH = "confirm_submit.tcss"
 
     BINDINGS = [
@@ -85,9 +87,6 @@ class ConfirmSubmitModal(ModalScreen[bool]):
             with Horizontal(id="confirm-buttons", classes="dialog-buttons"):
                 yield Button("Submit run", id="confirm-submit", variant="success")
                 yield Button("Cancel", id="confirm-cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-submit", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

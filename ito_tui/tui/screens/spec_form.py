@@ -56,6 +56,8 @@ _SELECTS = ("data_kind", "target_capability", "post_training")
 class SpecFormScreen(Screen[None]):
     """The spec form for `booking`; posts `RunSubmitted` once the backend accepted a run."""
 
+    AUTO_FOCUS = "#f-model_size"  # focused as shown (see ProposalModal)
+
     TITLE = "New run"
     CSS_PATH = "spec_form.tcss"
 
@@ -138,7 +140,6 @@ class SpecFormScreen(Screen[None]):
         forward_failure(self, event)
 
     def on_mount(self) -> None:
-        self.query_one("#f-model_size", Input).focus()
         panel = self.query_one(EstimatePanel)
         hours_left = (self.booking.ends_at - shell(self).session.clock()).total_seconds() / 3600
         panel.window_h = max(0.0, hours_left)
