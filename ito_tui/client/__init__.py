@@ -1,4 +1,11 @@
-"""Async client of the Itô training API: typed calls, typed errors, the event stream."""
+"""Async client of the Itô training API: typed calls, typed errors, the event stream.
+
+`EventStream` and `ConnectionState` (module `.stream`, which brings the event
+models) are imported on first use of either name.
+"""
+
+import importlib
+from typing import TYPE_CHECKING
 
 from .api import DEFAULT_USER_AGENT, ItoClient
 from .errors import (
@@ -16,8 +23,10 @@ from .errors import (
     ValidationFailed,
 )
 from .http import RetryPolicy, TokenSource
-from .policy import MAX_JSON_BODY_BYTES, MAX_SSE_LINE_BYTES, is_loopback_host
-from .stream import ConnectionState, EventStream, StreamPolicy
+from .policy import MAX_JSON_BODY_BYTES, MAX_SSE_LINE_BYTES, StreamPolicy, is_loopback_host
+
+if TYPE_CHECKING:
+    from .stream import ConnectionState, EventStream
 
 __all__ = [
     "DEFAULT_USER_AGENT",
@@ -43,3 +52,10 @@ __all__ = [
     "ValidationFailed",
     "is_loopback_host",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Called only for a name not defined here.
+    if name in ("ConnectionState", "EventStream"):
+        return getattr(importlib.import_module(".stream", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

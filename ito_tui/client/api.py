@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable
 from functools import cache
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -45,8 +45,10 @@ from ito_tui.contract import (
 
 from .errors import CapabilityMissing, ProtocolError, ValidationFailed
 from .http import RetryPolicy, TokenSource, Transport, decode
-from .policy import check_base_url, ssl_context
-from .stream import ConnectionState, EventStream, StreamPolicy
+from .policy import StreamPolicy, check_base_url, ssl_context
+
+if TYPE_CHECKING:
+    from .stream import ConnectionState, EventStream
 
 __all__ = ["DEFAULT_USER_AGENT", "MAX_PAGES", "ItoClient"]
 
@@ -400,6 +402,10 @@ class ItoClient:
         may also be awaited (`stream = await client.events(...)`) to check the
         `runs.events` capability before the first event is asked for.
         """
+        # Imported here: the stream brings the ~40 event models, which a command
+        # that sends requests only never needs (issue 8, #2b).
+        from .stream import EventStream
+
         return EventStream(self, run_id, since_seq=since_seq, on_state=on_state)
 
 

@@ -1,4 +1,5 @@
-"""Transport policy: which URLs may carry a token, TLS verification, caps and timeouts.
+"""Transport policy: which URLs may carry a token, TLS verification, caps, timeouts
+and the event stream's reconnect tuning (`StreamPolicy`).
 
 Checked when an `ItoClient` is built, before any socket is opened: `https://`
 is verified (system/certifi roots, or a given CA bundle); plain `http://` is
@@ -21,6 +22,7 @@ __all__ = [
     "MAX_JSON_BODY_BYTES",
     "MAX_SSE_LINE_BYTES",
     "BackendTarget",
+    "StreamPolicy",
     "check_base_url",
     "is_loopback_host",
     "ssl_context",
@@ -128,3 +130,21 @@ def ssl_context(ca_bundle: str | None, *, https: bool = True) -> ssl.SSLContext 
         return ssl.create_default_context(cafile=path)
     except (ssl.SSLError, OSError, ValueError) as exc:
         raise TransportPolicyError(f"CA bundle could not be loaded: {type(exc).__name__}") from None
+
+
+@dataclass(frozen=True)
+class StreamPolicy:
+    """Reconnect and stall tuning (defaults for operators; tests shrink them)."""
+
+    reconnect_base_s: float | None = None
+    """Base backoff delay; None = the server's `retry:` (default 1 s)."""
+    reconnect_max_s: float = 30.0
+    stall_timeout_s: float | None = None
+    """Seconds without a byte before reconnecting; None = 3 × limits.heartbeat_s."""
+    max_reconnects: int | None = None
+    """Consecutive fruitless reconnects before BackendUnavailable; None = keep trying."""
+    max_line_bytes: int = MAX_SSE_LINE_BYTES
+    slice_s: float = 0.004
+    """Longest run of back-to-back events (the consumer's work on them included) before
+    the stream lets the event loop run its other tasks. A backlog arrives in 64 KiB reads
+    of ~100 events each; without this a UI sharing the loop waits that long per hop."""

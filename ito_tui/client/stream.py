@@ -45,7 +45,7 @@ from ._httpx import httpx
 from .backoff import full_jitter
 from .errors import BackendUnavailable, ItoError, ProtocolError, RateLimited, error_from_reply
 from .http import read_capped
-from .policy import MAX_SSE_LINE_BYTES
+from .policy import StreamPolicy
 from .sse import SSEDecoder, SSELineTooLong, SSEMessage
 
 if TYPE_CHECKING:
@@ -74,24 +74,6 @@ class ConnectionState:
     attempt: int = 0
     last_seq: int = 0
     error: str | None = None
-
-
-@dataclass(frozen=True)
-class StreamPolicy:
-    """Reconnect and stall tuning (defaults for operators; tests shrink them)."""
-
-    reconnect_base_s: float | None = None
-    """Base backoff delay; None = the server's `retry:` (default 1 s)."""
-    reconnect_max_s: float = 30.0
-    stall_timeout_s: float | None = None
-    """Seconds without a byte before reconnecting; None = 3 × limits.heartbeat_s."""
-    max_reconnects: int | None = None
-    """Consecutive fruitless reconnects before BackendUnavailable; None = keep trying."""
-    max_line_bytes: int = MAX_SSE_LINE_BYTES
-    slice_s: float = 0.004
-    """Longest run of back-to-back events (the consumer's work on them included) before
-    the stream lets the event loop run its other tasks. A backlog arrives in 64 KiB reads
-    of ~100 events each; without this a UI sharing the loop waits that long per hop."""
 
 
 class _Stop(Exception):

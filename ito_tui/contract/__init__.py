@@ -4,51 +4,61 @@ Every model is built lazily (`defer_build`): its validator and serializer are
 made the first time it is used, so a command that reads one kind of answer
 does not pay for building the ~100 others (issue 8, #2b). `build_models()`
 builds them all now, for a process that uses most of them (the simulator).
+
+The event models (`.events`, ~40 classes) are imported on first use of any of
+their names: a command that reads runs or bookings never defines them (~15 ms
+of `ito-tui runs --json`, issue 8, #2b). `from ito_tui.contract import X`
+works the same for every name either way.
 """
+
+import importlib
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from .common import API_VERSION, JsonObject, Money, Page, Request, Resource, Timestamp, now_utc
 from .errors import ERROR_STATUS, PROBLEM_CONTENT_TYPE, FieldError, Problem
-from .events import (
-    EVENT_CLASSES,
-    EVENT_KINDS,
-    EVENT_PAYLOADS,
-    TERMINAL_EVENT_TYPES,
-    AnyEvent,
-    BudgetWarning,
-    CheckpointFailed,
-    CheckpointSaved,
-    DecontamCompleted,
-    DedupCompleted,
-    EventBase,
-    EventParseError,
-    FaultDetected,
-    FaultRecovered,
-    GateDecided,
-    GateResultReported,
-    GateStarted,
-    LadderCompleted,
-    LossSpikeDetected,
-    ManifestReady,
-    PlanSelected,
-    PlanWarning,
-    ProposalChanged,
-    RunAccepted,
-    RunEnded,
-    RunStateChanged,
-    SloBreached,
-    StageCompleted,
-    StageFailed,
-    StageProgressed,
-    StageSkipped,
-    StageStarted,
-    UnknownEvent,
-    event_adapter,
-    event_to_json,
-    make_event,
-    parse_event,
-)
+
+if TYPE_CHECKING:
+    from .events import (
+        EVENT_CLASSES,
+        EVENT_KINDS,
+        EVENT_PAYLOADS,
+        TERMINAL_EVENT_TYPES,
+        AnyEvent,
+        BudgetWarning,
+        CheckpointFailed,
+        CheckpointSaved,
+        DecontamCompleted,
+        DedupCompleted,
+        EventBase,
+        EventParseError,
+        FaultDetected,
+        FaultRecovered,
+        GateDecided,
+        GateResultReported,
+        GateStarted,
+        LadderCompleted,
+        LossSpikeDetected,
+        ManifestReady,
+        PlanSelected,
+        PlanWarning,
+        ProposalChanged,
+        RunAccepted,
+        RunEnded,
+        RunStateChanged,
+        SloBreached,
+        StageCompleted,
+        StageFailed,
+        StageProgressed,
+        StageSkipped,
+        StageStarted,
+        UnknownEvent,
+        event_adapter,
+        event_to_json,
+        make_event,
+        parse_event,
+    )
 from .resources import (
     ACTIVE_RUN_STATES,
     DATA_REF_PATTERN,
@@ -118,6 +128,16 @@ from .resources import (
 )
 
 
+def __getattr__(name: str) -> object:
+    # Called only for a name not defined here: the event models, imported now.
+    # (`from . import events` would ask this function for "events" first.)
+    if not name.startswith("__"):
+        events = importlib.import_module(".events", __name__)
+        if name in events.__all__:
+            return getattr(events, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:
     found = []
     for sub in cls.__subclasses__():
@@ -128,6 +148,8 @@ def _subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:
 
 def build_models() -> None:
     """Build every contract model now instead of on its first use."""
+    from .events import EventBase
+
     for base in (Resource, Request, EventBase):
         for model in _subclasses(base):
             model.model_rebuild()

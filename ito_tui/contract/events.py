@@ -36,6 +36,46 @@ from .resources import (
     TelemetrySample,
 )
 
+__all__ = [
+    "EVENT_CLASSES",
+    "EVENT_KINDS",
+    "EVENT_PAYLOADS",
+    "TERMINAL_EVENT_TYPES",
+    "AnyEvent",
+    "BudgetWarning",
+    "CheckpointFailed",
+    "CheckpointSaved",
+    "DecontamCompleted",
+    "DedupCompleted",
+    "EventBase",
+    "EventParseError",
+    "FaultDetected",
+    "FaultRecovered",
+    "GateDecided",
+    "GateResultReported",
+    "GateStarted",
+    "LadderCompleted",
+    "LossSpikeDetected",
+    "ManifestReady",
+    "PlanSelected",
+    "PlanWarning",
+    "ProposalChanged",
+    "RunAccepted",
+    "RunEnded",
+    "RunStateChanged",
+    "SloBreached",
+    "StageCompleted",
+    "StageFailed",
+    "StageProgressed",
+    "StageSkipped",
+    "StageStarted",
+    "UnknownEvent",
+    "event_adapter",
+    "event_to_json",
+    "make_event",
+    "parse_event",
+]
+
 # ---------------------------------------------------------------- payloads
 
 

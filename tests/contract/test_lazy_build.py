@@ -67,3 +67,33 @@ def test_the_simulator_builds_every_model_before_its_routes_exist() -> None:
     assert got["deferring"] == 0
     built = got["built"]
     assert isinstance(built, list) and len(built) == got["total"]
+
+
+def test_the_event_models_load_only_when_a_stream_or_an_event_name_is_used() -> None:
+    # A command that sends requests only (`ito-tui runs --json`) never defines the ~40
+    # event classes (~15 ms); every name stays importable from the packages all the same.
+    got = _run(
+        "import json, sys\n"
+        "from ito_tui.client import ItoClient\n"
+        "from ito_tui.client.api import _RUN_PAGE\n"
+        "import ito_tui.commands.runs\n"
+        '_RUN_PAGE().validate_json(b\'{"items": [], "next_cursor": null}\')\n'
+        "client = ItoClient('http://127.0.0.1:9', token=None)\n"
+        "before = sorted(m for m in ('ito_tui.contract.events', 'ito_tui.client.stream')"
+        " if m in sys.modules)\n"
+        "stream = client.events('run-1')\n"
+        "import ito_tui.client, ito_tui.contract\n"
+        "from ito_tui.client import ConnectionState, EventStream\n"
+        "from ito_tui.contract import EventBase, parse_event\n"
+        "names = [n for n in ito_tui.contract.__all__ if not hasattr(ito_tui.contract, n)]\n"
+        "names += [n for n in ito_tui.client.__all__ if not hasattr(ito_tui.client, n)]\n"
+        'event = parse_event(b\'{"seq": 1, "run_id": "run-1", "type": "x.y",'
+        ' "ts": "2026-01-01T00:00:00Z", "data": {}}\')\n'
+        "print(json.dumps({'before': before, 'stream': isinstance(stream, EventStream),"
+        " 'state': ConnectionState().status, 'unresolved': names,"
+        " 'event': type(event).__name__, 'is_event': isinstance(event, EventBase)}))\n"
+    )
+    assert got["before"] == []
+    assert got["stream"] is True and got["state"] == "connecting"
+    assert got["unresolved"] == []
+    assert got["event"] == "UnknownEvent" and got["is_event"] is True
