@@ -19,6 +19,7 @@ from ito_tui.tui import themes
 from ito_tui.tui.commands import ItoCommands, binding_commands
 from ito_tui.tui.errors import WorkerFailed, describe_failure
 from ito_tui.tui.format import safe
+from ito_tui.tui.keyorder import KeysInOrder
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.connect import Connected, LoginNeeded
 from ito_tui.tui.session import Session, TokenCell
@@ -39,7 +40,7 @@ FLOW_CAPABILITIES = ("runs.create", "estimates.create")
 """What picking a booking to train on needs from the backend."""
 
 
-class ItoApp(App[None]):
+class ItoApp(KeysInOrder[None]):
     """The ito-tui application. Build it with `make_app`."""
 
     TITLE = "ito"

@@ -146,12 +146,15 @@ async def test_enter_right_after_arrow_keys_trains_on_the_row_the_cursor_ends_on
         assert app.screen.booking.booking_id == chosen.booking_id  # type: ignore[attr-defined]
 
 
+FIELDS = ("model_size", "data_ref", "budget_usd")
+
+
 async def burst_into_spec_form(
-    keys: list[str], until: Callable[[str, str], bool]
-) -> tuple[str, str, str | None]:
-    """Open the spec form, empty the model size field and focus it, then post `keys` at
-    once, as a pty delivers a paste or a slow link's packet. Returns the model size and
-    data fields' values and the focused widget's id once `until(size, data)` holds."""
+    keys: list[str], until: Callable[[dict[str, str]], bool]
+) -> tuple[dict[str, str], str | None]:
+    """Open the spec form, empty its model size, data and budget fields and focus the
+    first, then post `keys` at once, as a pty delivers a paste or a slow link's packet.
+    Returns the fields' values and the focused widget's id once `until(values)` holds."""
     from textual import events
     from textual.widgets import Input
 
@@ -161,15 +164,20 @@ async def burst_into_spec_form(
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, SpecFormScreen))
         form = app.screen
-        size, data = form.query_one("#f-model_size", Input), form.query_one("#f-data_ref", Input)
-        size.focus()
-        size.value = ""
+        inputs = {name: form.query_one(f"#f-{name}", Input) for name in FIELDS}
+        for field in inputs.values():
+            field.value = ""
+        inputs["model_size"].focus()
         await pilot.pause()
         for key in keys:
             app.post_message(events.Key(key, key if len(key) == 1 else None))
-        await wait_for(pilot, lambda: until(size.value, data.value))
+
+        def values() -> dict[str, str]:
+            return {name: field.value for name, field in inputs.items()}
+
+        await wait_for(pilot, lambda: until(values()))
         await pilot.pause()
-        return size.value, data.value, app.focused.id if app.focused else None
+        return values(), app.focused.id if app.focused else None
 
 
 async def test_keys_typed_right_after_tab_go_to_the_next_field() -> None:
@@ -177,9 +185,9 @@ async def test_keys_typed_right_after_tab_go_to_the_next_field() -> None:
     the next field, not into the one just left."""
     got = await burst_into_spec_form(
         ["1", "B", "tab", "h", "f", "shift+tab", "x"],
-        until=lambda size, data: size.endswith("x") or data == "hf",
+        until=lambda v: v["model_size"].endswith("x") or v["data_ref"] == "hf",
     )
-    assert got == ("1Bx", "hf", "f-model_size")
+    assert got == ({"model_size": "1Bx", "data_ref": "hf", "budget_usd": ""}, "f-model_size")
 
 
 async def test_editing_keys_in_a_burst_act_in_the_order_typed() -> None:
@@ -187,9 +195,20 @@ async def test_editing_keys_in_a_burst_act_in_the_order_typed() -> None:
     the keys behind it (Textual runs them once the key has bubbled up to the app)."""
     got = await burst_into_spec_form(
         ["8", "X", "backspace", "B", "tab", "h", "f", "left", "left", "s", "end", "x"],
-        until=lambda size, data: data.endswith("x"),
+        until=lambda v: v["data_ref"].endswith("x"),
     )
-    assert got == ("8B", "shfx", "f-data_ref")
+    assert got == ({"model_size": "8B", "data_ref": "shfx", "budget_usd": ""}, "f-data_ref")
+
+
+async def test_keys_typed_after_tabbing_past_two_selects_reach_the_field_after_them() -> None:
+    """A Select takes no digits: in `⇥⇥⇥20000` typed from the data field, the Tabs move
+    the focus over both Selects to the budget before the digits are sent on (they were
+    sent to the first Select, which dropped them)."""
+    got = await burst_into_spec_form(
+        ["1", "B", "tab", "h", "f", "tab", "tab", "tab", "2", "0", "0", "0", "0"],
+        until=lambda v: len(v["budget_usd"]) >= 5,
+    )
+    assert got == ({"model_size": "1B", "data_ref": "hf", "budget_usd": "20000"}, "f-budget_usd")
 
 
 async def test_a_table_key_before_tab_in_a_burst_still_moves_the_table() -> None:

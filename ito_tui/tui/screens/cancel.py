@@ -16,7 +16,6 @@ from textual.widgets import Button, Input, Static
 from ito_tui.client.errors import Conflict, ItoError
 from ito_tui.contract import Run, Spend
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.ordered_input import OrderedInput
 from ito_tui.tui.widgets.runfmt import safe, usd
 
 
@@ -71,7 +70,7 @@ class CancelRunModal(ModalScreen[Run | None]):
         with Vertical(id="cancel-box"):
             yield Static(Text(f"Cancel run {safe(self.run_id)}?"), id="cancel-title")
             yield Static(spend_text(self.spend, self.spent), id="cancel-spend")
-            yield OrderedInput(
+            yield Input(
                 compact=True,
                 placeholder="reason (optional, recorded)",
                 id="cancel-reason",

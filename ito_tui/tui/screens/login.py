@@ -19,7 +19,6 @@ from textual.widgets import Button, Input, Static
 
 from ito_tui.tui.format import safe
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.ordered_input import OrderedInput
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -63,7 +62,7 @@ class LoginModal(ModalScreen[str | None]):
             if self.reason:
                 yield Static(Content.styled(safe(self.reason), "$warning"), id="login-reason")
             yield Static(Content(f"Paste your operator token. {where}"), id="login-help")
-            token = OrderedInput(
+            token = Input(
                 password=True,
                 placeholder="operator token",
                 id="login-token",

@@ -40,7 +40,6 @@ from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.eventlog import FILTERS, EventLogView
 from ito_tui.tui.widgets.gate_banner import GateBanner
 from ito_tui.tui.widgets.header import HeaderStrip
-from ito_tui.tui.widgets.ordered_input import OrderedInput
 from ito_tui.tui.widgets.run_strip import RunStrip
 from ito_tui.tui.widgets.runfmt import safe
 from ito_tui.tui.widgets.stage_detail import StageDetail
@@ -132,7 +131,7 @@ class PipelineScreen(Screen[None]):
                     yield Timeline(id="timeline")
                 with TabPane("Events", id="tab-events"):
                     yield Static(id="log-caption", markup=False)
-                    yield OrderedInput(placeholder="search events (Enter)", id="log-search")
+                    yield Input(placeholder="search events (Enter)", id="log-search")
                     yield EventLogView(self._log_entries, id="eventlog")
         yield Footer()
 

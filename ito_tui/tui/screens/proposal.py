@@ -27,7 +27,6 @@ from textual.widgets import Button, Input, Static
 from ito_tui.client.errors import Conflict, ItoError
 from ito_tui.contract import Proposal
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.ordered_input import OrderedInput
 from ito_tui.tui.widgets.proposal_text import (
     KIND_TITLES,
     cost_text,
@@ -125,7 +124,7 @@ class ProposalModal(ModalScreen[str | None]):
             yield Static(id="proposal-who", markup=False)
             yield Static(id="proposal-decided", markup=False, classes="-hidden")
             yield Static(id="proposal-error", markup=False, classes="-hidden")
-            yield OrderedInput(
+            yield Input(
                 compact=True,
                 placeholder="comment (recorded with your decision)",
                 id="comment",
@@ -146,7 +145,7 @@ class ProposalModal(ModalScreen[str | None]):
                     markup=False,
                 )
                 with Horizontal(id="confirm-row", classes="-hidden"):
-                    yield OrderedInput(
+                    yield Input(
                         placeholder=f"type {CONFIRM_WORD}", id="confirm-input", compact=True
                     )
                     yield Button(

@@ -11,7 +11,6 @@ from textual.widgets import Collapsible, Input, Select
 from ito_tui.tui.format import safe
 from ito_tui.tui.forms import POST_TRAINING_CHOICES, FormValues
 from ito_tui.tui.widgets.field_row import FieldRow
-from ito_tui.tui.widgets.ordered_input import OrderedInput
 
 if TYPE_CHECKING:
     from ito_tui.contract import Capabilities
@@ -71,7 +70,7 @@ def spec_fields(caps: Capabilities | None, v: FormValues) -> ComposeResult:
 def _input(
     name: str, value: str, placeholder: str, suggester: SuggestFromList | None = None
 ) -> Input:
-    field = OrderedInput(
+    field = Input(
         value=value,
         placeholder=placeholder,
         id=f"f-{name}",
