@@ -107,9 +107,10 @@ class Alerter:
         switches = getattr(settings, "alerts", None)
         return bool(getattr(switches, name, True))
 
-    def alert(self, alert: Alert) -> None:
+    def alert(self, alert: Alert, *, toast: bool = True) -> None:
+        """Raise `alert` on every channel switched on; `toast=False` leaves the toast out."""
         self.sent.append(alert)
-        if self._switch("toast"):
+        if toast and self._switch("toast"):
             self.app.notify(alert.message, title=alert.title, severity=alert.severity, markup=False)
         if self._switch("bell"):
             self.app.bell()

@@ -15,7 +15,6 @@ from textual.widget import Widget
 from ito_tui.tui.keyorder import KeysInOrder
 
 
-
 async def until(predicate: Callable[[], bool], within: float = 10.0) -> None:
     """Poll without waiting for the app to be idle (a handler here never is, on purpose)."""
     loop = asyncio.get_running_loop()

@@ -110,6 +110,22 @@ async def test_unknown_and_hostile_events_are_shown_raw() -> None:
         assert "\x1b" not in rendered and "\x07" not in rendered
 
 
+async def test_a_proposal_whose_modal_opens_rings_but_sends_no_toast_over_it() -> None:
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    toasts: list[str | None] = []
+    bells: list[None] = []
+    app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
+    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ProposalModal)
+        screen = app.screen_stack[-2]
+        assert isinstance(screen, PipelineScreen) and screen._alerter is not None
+        assert [a.kind for a in screen._alerter.sent] == ["slo", "proposal"]
+        assert toasts == ["SLO breached"] and len(bells) == 2
+
+
 @pytest.mark.faults
 async def test_decision_retry_reuses_its_idempotency_key() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)

@@ -231,11 +231,11 @@ class PipelineScreen(Screen[None]):
         if after.plan is not None and before.plan is None:
             self.charts.hbm_gib = after.plan.hbm_per_gpu_gib
             self.charts.fp8 = "8" in str(after.plan.precision)
+        opened = event.type.startswith("proposal.") and self._proposal_changed(event)
         alert = alert_for(event, after)
         if alert is not None and self._alerter is not None:
-            self._alerter.alert(alert)
-        if event.type.startswith("proposal."):
-            self._proposal_changed(event)
+            # A proposal's modal, opened just now, is its notice: a toast would cover it.
+            self._alerter.alert(alert, toast=not opened)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Say in the header that following stopped; the app's error sink tells why."""
@@ -253,26 +253,29 @@ class PipelineScreen(Screen[None]):
         found = (s.proposals.get(pid) or self._fetched.get(pid) for pid in s.pending_proposals)
         return [p for p in found if p is not None]
 
-    def _proposal_changed(self, event: EventBase) -> None:
+    def _proposal_changed(self, event: EventBase) -> bool:
+        """Show a proposal's change; True if its modal was opened for it now."""
         proposal = getattr(event, "data").proposal  # noqa: B009 - dynamic event class
         top = self.app.screen
         if isinstance(top, ProposalModal) and top.shows(proposal.proposal_id):
             top.proposal = proposal
-            return
+            return False
         if event.type == "proposal.created" and str(proposal.status) == "pending":
-            self.open_proposal(proposal.proposal_id)
+            return self.open_proposal(proposal.proposal_id)
+        return False
 
-    def open_proposal(self, proposal_id: str | None = None) -> None:
-        """Open the modal for `proposal_id` (default: the oldest pending one)."""
+    def open_proposal(self, proposal_id: str | None = None) -> bool:
+        """Open the modal for `proposal_id` (default: the oldest pending one); True if
+        it was opened (not when there is none, or another proposal's is open)."""
         proposal = next(
             (p for p in self.pending() if proposal_id in (None, p.proposal_id)),
             self.run_state.proposals.get(proposal_id or ""),
         )
         if proposal is None:
             self.notify("No pending proposal for this run.", markup=False)
-            return
+            return False
         if isinstance(self.app.screen, ProposalModal):
-            return  # one decision at a time; the strip keeps showing the others
+            return False  # one decision at a time; the strip keeps showing the others
         session = shell(self).session
         self.app.push_screen(
             ProposalModal(
@@ -282,6 +285,7 @@ class PipelineScreen(Screen[None]):
                 loss_source=lambda width: self.charts.chart("loss", width, 900.0),
             )
         )
+        return True
 
     # ------------------------------------------------------------ coalesced repaint
 
