@@ -23,6 +23,7 @@ HEADLESS = [
     "ito_tui.paths",
     "ito_tui.auth",
     "ito_tui.textsafe",
+    "ito_tui.describe",
     "ito_tui.cli",
     "ito_tui.commands",
 ]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ito_tui.describe import action_phrases, evidence_phrases, impact_phrases
+
 from .context import print_refusals
 from .output import Output, duration_s, hours, money, safe
 
@@ -182,39 +184,13 @@ def render_proposal(out: Output, p: Proposal) -> None:
         f"{out.style(safe(p.proposal_id), 'bold')}  {safe(p.kind)}  "
         f"{state_text(out, p.status)}  run {safe(p.run_id)}"
     )
-    t, a, i = p.trigger, p.action, p.impact
-    evidence = safe(t.reason)
-    details = []
-    if t.step is not None:
-        details.append(f"step {t.step:,}")
-    if t.loss is not None:
-        details.append(f"loss {t.loss:.4g}")
-    if t.loss_z is not None:
-        details.append(f"z {t.loss_z:.1f}")
-    if t.window is not None:
-        details.append(f"window {t.window}")
-    if details:
-        evidence += " (" + ", ".join(details) + ")"
-    actions = []
-    if a.rollback_to_step is not None:
-        actions.append(f"roll back to step {a.rollback_to_step:,}")
-    if a.checkpoint_id:
-        actions.append(f"from checkpoint {safe(a.checkpoint_id)}")
-    if a.skip_batches:
-        actions.append(f"skip {a.skip_batches} batches")
-    if a.lr_scale is not None:
-        actions.append(f"scale LR × {a.lr_scale:g}")
-    if a.extra_budget_usd is not None:
-        actions.append(f"add {money(a.extra_budget_usd)} budget")
-    if a.node:
-        actions.append(f"replace node {safe(a.node)}")
+    evidence = safe(p.trigger.reason)
+    if measured := evidence_phrases(p.trigger):
+        evidence += f" ({', '.join(measured)})"
     pairs = [
         ("evidence", evidence),
-        ("action", ", ".join(actions) or "-"),
-        (
-            "impact",
-            f"{i.lost_steps:,} steps lost, +{i.added_gpu_hours:,.1f} GPU-h, +{money(i.added_usd)}",
-        ),
+        ("action", ", ".join(action_phrases(p.action)) or "-"),
+        ("impact", ", ".join(impact_phrases(p.impact))),
         ("run paused", "yes" if p.run_paused else "no"),
         ("expires", f"{p.expires_at:%Y-%m-%d %H:%M:%SZ} (then: {safe(p.on_expiry)})"),
     ]

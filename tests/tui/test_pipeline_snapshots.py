@@ -70,7 +70,7 @@ def test_pipeline_gate_failed(snap_compare: Any, size: tuple[int, int]) -> None:
 def test_pipeline_proposal_modal(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the restart proposal modal over the pipeline: NEEDS APPROVAL, the run
     is PAUSED, expires in 14m32s then rejected, why (loss spike at step 523, z 8.4, window
-    128) with a loss sparkline, what (roll back to step 500, skip 300 batches, LR × 0.5),
+    128) with a loss sparkline, what (roll back to step 500, skip 300 batches, scale LR × 0.5),
     cost, who may decide, a comment field, and Decide later (focused) / Reject / Approve."""
     client = FakeClient(script=pretrain_script(spike=True).events)
     assert snap_compare(pipeline_app(client), terminal_size=size, run_before=settle)

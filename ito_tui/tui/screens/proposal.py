@@ -26,14 +26,9 @@ from textual.widgets import Button, Input, Static
 
 from ito_tui.client.errors import Conflict, ItoError
 from ito_tui.contract import Proposal
+from ito_tui.describe import KIND_TITLES
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.proposal_text import (
-    KIND_TITLES,
-    cost_text,
-    decided_text,
-    what_text,
-    why_text,
-)
+from ito_tui.tui.widgets.proposal_text import cost_text, decided_text, what_text, why_text
 from ito_tui.tui.widgets.runfmt import duration, safe
 from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline
 
