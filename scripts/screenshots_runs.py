@@ -17,6 +17,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the fakes import test helpers as pytest puts them
 # The operator's own settings file must not change the pictures.
 os.environ["ITO_CONFIG_FILE"] = os.devnull
 
