@@ -27,12 +27,18 @@ class Navigator(Shell, Protocol):
 
 
 def binding_commands(screen: Screen[object], skip: object) -> Iterable[SystemCommand]:
-    """A palette command for each enabled, described binding of `screen` (not `skip`'s own)."""
+    """A palette command for each enabled binding of ito-tui's on `screen` (not `skip`'s own).
+
+    Ours all have an id (a test checks it); the ones Textual's widgets bring (a table's
+    "Cursor down", the screen's "Copy selected text") have none and are left out: they
+    are keys to press where they act, not commands to look up.
+    """
     seen: set[tuple[int, str]] = set()
     for active in screen.active_bindings.values():
         binding = active.binding
         if (
             not active.enabled
+            or not binding.id
             or not binding.description
             or binding.system
             or active.node is skip
@@ -54,9 +60,13 @@ def _booking_line(booking: Booking) -> str:
     )
 
 
-def _run_line(run: RunSummary) -> str:
+def run_line(run: RunSummary) -> str:
+    """A run as the palette lists it; one waiting on a person says so first."""
     stage = f" · {safe(run.current_stage)}" if run.current_stage else ""
-    return f"Run {safe(run.run_id)} · {safe(run.state)}{stage} · {safe(run.booking_id)}"
+    line = f"Run {safe(run.run_id)} · {safe(run.state)}{stage} · {safe(run.booking_id)}"
+    if run.pending_proposal_ids:
+        line += " · NEEDS APPROVAL"
+    return line
 
 
 class ItoCommands(Provider):
@@ -78,7 +88,7 @@ class ItoCommands(Provider):
                     )
             if caps.has("runs.read"):
                 for run in await app.client.runs():
-                    self._entries.append((_run_line(run), partial(app.show_run, run.run_id)))
+                    self._entries.append((run_line(run), partial(app.show_run, run.run_id)))
         except ItoError:
             # The palette still offers every action; the screens report backend errors.
             return

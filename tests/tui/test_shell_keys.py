@@ -70,6 +70,8 @@ async def test_palette_offers_the_screens_actions() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
         names = {command.title for command in app.get_system_commands(app.screen)}
         assert {"Train", "Copy ssh", "Hide unusable", "Refresh", "Help", "Reconnect"} <= names
+        # Not the keys Textual's widgets bring with them (the focused table's, the screen's).
+        assert not names & {"Cursor down", "Bottom", "Copy selected text", "Focus Next"}
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"copy ssh")
@@ -228,3 +230,14 @@ async def test_a_table_key_before_tab_in_a_burst_still_moves_the_table() -> None
         await wait_for(pilot, lambda: app.focused is not table)
         await pilot.pause()
         assert table.cursor_row == row + 1
+
+
+def test_palette_says_which_runs_wait_for_a_decision() -> None:
+    from ito_tui.tui.commands import run_line
+
+    from .pipeline_fakes import summary
+
+    waiting = summary("run_7f3a9c", "awaiting_approval", "pretrain", 0.4, "85.00", pending=1)
+    running = summary("run_5b21e0", "running", "sft", 0.7, "90.00")
+    assert run_line(waiting).endswith("· NEEDS APPROVAL")
+    assert "APPROVAL" not in run_line(running)
