@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
@@ -20,6 +21,7 @@ from ito_tui.tui.widgets.sparkline import (
     _filled,
     _level,
     chart_rows,
+    value_span,
 )
 from ito_tui.tui.widgets.telemetry import TelemetryCharts, TelemetryPanel
 
@@ -241,3 +243,19 @@ async def test_a_row_with_changes_far_apart_is_one_region() -> None:
         first_col = TextSparkline.LABEL_WIDTH
         assert any(r.x <= first_col < r.right and r.right >= first_col + chart.chart_width() - 1
                    for r in calls[0])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "shown"),
+    [
+        ("96.2%", "96.7%", "96.2–96.7%"),
+        ("75 GiB", "76 GiB", "75–76 GiB"),
+        ("7.8K", "8.2K", "7.8–8.2K"),
+        ("$234", "$394", "$234–$394"),  # a shared prefix stays on both ends
+        ("2.48", "3.05", "2.48–3.05"),
+        ("1.0e-03", "2.0e-03", "1.0e-03–2.0e-03"),  # digits are never a unit
+        ("12 st", "3.4K st", "12 st–3.4K st"),  # a unit is shared only after two numbers
+    ],
+)
+def test_a_range_writes_a_shared_unit_once(low: str, high: str, shown: str) -> None:
+    assert value_span(low, high) == shown

@@ -166,6 +166,20 @@ def default_format(value: float | None) -> str:
     return f"{value:.3g}"
 
 
+def value_span(low: str, high: str) -> str:
+    """`96.2–96.7%`, `75–76 GiB`: a unit both ends share is written once, after the
+    range, so a narrow stats column keeps both numbers (it cut `75 GiB–76 GiB` to
+    `75 GiB–76 Gi`)."""
+    n = 0
+    while n < min(len(low), len(high)) and low[-1 - n] == high[-1 - n]:
+        if low[-1 - n].isdigit():
+            break
+        n += 1
+    if n and low[:-n][-1:].isdigit() and high[:-n][-1:].isdigit():
+        return f"{low[:-n]}–{high}"
+    return f"{low}–{high}"
+
+
 class TextSparkline(Widget):
     """A labelled sparkline. It pulls a `ChartData` for its own width when it renders.
 
@@ -275,7 +289,7 @@ class TextSparkline(Widget):
         stats_width = self._stats_width(size)
         chart = chart_rows(data, rows, self.floor)
         value = data.note if data.note is not None else self.fmt(data.value)
-        span = f"{self.fmt(data.vmin)}–{self.fmt(data.vmax)}" if data.vmax is not None else ""
+        span = value_span(self.fmt(data.vmin), self.fmt(data.vmax)) if data.vmax is not None else ""
         labels = [self.label, self.sublabel]
         stats = [value, span] if rows > 1 else [f"{value} {span}".strip()]
         out = []
