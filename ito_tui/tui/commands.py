@@ -61,7 +61,7 @@ def _booking_line(booking: Booking) -> str:
 
 
 def run_line(run: RunSummary) -> str:
-    """A run as the palette lists it; one waiting on a person says so first."""
+    """A run as the palette lists it; one that waits for a decision says so."""
     stage = f" · {safe(run.current_stage)}" if run.current_stage else ""
     line = f"Run {safe(run.run_id)} · {safe(run.state)}{stage} · {safe(run.booking_id)}"
     if run.pending_proposal_ids:
