@@ -184,12 +184,14 @@ async def burst_into_spec_form(
 
 async def test_keys_typed_right_after_tab_go_to_the_next_field() -> None:
     """Tab moves focus as the key arrives: in one burst, what follows it is typed into
-    the next field, not into the one just left."""
+    the next field, not into the one just left. A field Tab enters has its text
+    selected, so typing replaces it: back in the model size, `x` replaces `1B`, and
+    `end` first keeps it."""
     got = await burst_into_spec_form(
-        ["1", "B", "tab", "h", "f", "shift+tab", "x"],
-        until=lambda v: v["model_size"].endswith("x") or v["data_ref"] == "hf",
+        ["1", "B", "tab", "h", "f", "shift+tab", "x", "tab", "end", "s"],
+        until=lambda v: v["data_ref"] == "hfs",
     )
-    assert got == ({"model_size": "1Bx", "data_ref": "hf", "budget_usd": ""}, "f-model_size")
+    assert got == ({"model_size": "x", "data_ref": "hfs", "budget_usd": ""}, "f-data_ref")
 
 
 async def test_editing_keys_in_a_burst_act_in_the_order_typed() -> None:

@@ -69,6 +69,7 @@ async def fill(pilot: Any, form: SpecFormScreen, **values: str) -> None:
     for name, text in values.items():
         field = form.query_one(f"#f-{name}", Input)
         field.focus()
+        await pilot.pause()  # focused: the field selects its text, as Tab would
         field.value = text[:-1]
         field.cursor_position = len(field.value)
         await pilot.press(text[-1])

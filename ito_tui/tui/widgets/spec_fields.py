@@ -76,7 +76,7 @@ def _input(
         id=f"f-{name}",
         compact=True,
         suggester=suggester,
-        select_on_focus=False,
+        select_on_focus=True,  # focused (Tab, or the form opening), typing replaces a default
     )
     # A blinking cursor repaints twice a second forever: steady keeps an idle app idle.
     field.cursor_blink = False
