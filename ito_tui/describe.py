@@ -28,7 +28,8 @@ KIND_TITLES = {
 
 
 def usd_exact(value: object) -> str:
-    """A money amount to the cent, `$1,234.50` (what a decision adds is shown exactly)."""
+    """A money amount to the cent, `$1,234.50`: the one exact form, for the CLI (`money`),
+    the TUI (`tui.format.usd`) and what a decision would add."""
     try:
         return f"${Decimal(str(value)):,.2f}"
     except InvalidOperation:

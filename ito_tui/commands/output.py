@@ -138,11 +138,10 @@ def schema_help(lead: str, schema: str) -> str:
 
 
 def money(value: object) -> str:
-    """A money value (Decimal) as `$1,234.50`."""
-    try:
-        return f"${float(str(value)):,.2f}"
-    except ValueError:
-        return safe(value)
+    """A money value (Decimal) as `$1,234.50`; nothing when there is none."""
+    from ito_tui.describe import usd_exact
+
+    return "" if value is None else usd_exact(value)
 
 
 def hours(value: float | None) -> str:

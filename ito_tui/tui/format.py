@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from ito_tui.describe import usd_exact
 from ito_tui.textsafe import visible
 
 
@@ -15,9 +16,7 @@ def safe(value: object) -> str:
 
 def usd(value: Decimal | float | None) -> str:
     """`$1,234.50`, or `—` when unknown."""
-    if value is None:
-        return "—"
-    return f"${Decimal(value):,.2f}"
+    return "—" if value is None else usd_exact(value)
 
 
 def usd_short(value: Decimal | float | None) -> str:
