@@ -17,9 +17,10 @@ are never collected, a bounded one-time amount.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 
-__all__ = ["RESUME_AFTER_S", "pause", "resume"]
+__all__ = ["RESUME_AFTER_S", "no_pydantic_plugins", "pause", "resume"]
 
 RESUME_AFTER_S = 2.0
 """Collection is back on this long after `pause()` at the latest."""
@@ -57,3 +58,15 @@ def resume() -> None:
             gc.freeze()
             _frozen = True
         gc.enable()
+
+
+def no_pydantic_plugins() -> None:
+    """Tell pydantic not to look for plugins (ito-tui uses none), unless the user said
+    otherwise in `PYDANTIC_DISABLE_PLUGINS`.
+
+    Otherwise the first model pydantic builds reads the entry points of every installed
+    distribution, ~6 ms of `ito-tui runs --json` (bench #2b) and of the TUI's first
+    connection. Set in the environment, so a child process (the demo's simulator) skips
+    the scan too.
+    """
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

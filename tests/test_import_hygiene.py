@@ -86,20 +86,30 @@ def test_the_app_loads_only_the_screens_of_its_first_frame() -> None:
     assert screens == ["ito_tui.tui.screens.bookings", "ito_tui.tui.screens.connect"]
 
 
+_EVERY = frozenset(
+    {"auth_cmds", "bookings", "check", "completion", "proposals", "runs", "train"}
+)  # ito_tui.commands modules that register subcommands (`local` is always loaded: the TUI's)
+
+
 @pytest.mark.parametrize(
-    ("argv", "tui"),
+    ("argv", "tui", "modules"),
     [
-        ([], True),
-        (["--backend", "http://127.0.0.1:9"], True),
-        (["--backend=http://127.0.0.1:9", "--insecure-http"], True),
-        (["completion", "bash"], False),
-        (["--backend", "http://127.0.0.1:9", "completion", "bash"], False),
-        (["--backend"], False),
-        (["--help"], False),
+        ([], True, set()),
+        (["--backend", "http://127.0.0.1:9"], True, set()),
+        (["--backend=http://127.0.0.1:9", "--insecure-http"], True, set()),
+        (["runs", "--help"], False, {"runs"}),
+        (["--backend", "http://127.0.0.1:9", "approve", "--help"], False, {"proposals"}),
+        (["completion", "bash"], False, _EVERY),  # it writes every subcommand's options
+        (["--backend"], False, _EVERY),  # a usage error lists every subcommand
+        (["--help"], False, _EVERY),
+        (["runz"], False, _EVERY),
     ],
 )
-def test_a_command_line_that_opens_the_tui_loads_no_subcommand(argv: list[str], tui: bool) -> None:
-    # Issue 8 #1: parsing `ito-tui [--backend URL]` needs the global options only.
+def test_a_command_line_loads_the_subcommands_it_names(
+    argv: list[str], tui: bool, modules: set[str]
+) -> None:
+    # Issue 8 #1: parsing `ito-tui [--backend URL]` needs the global options only;
+    # #2b: parsing `ito-tui runs ...` needs the module that registers `runs` only.
     code = (
         "import json, sys\n"
         "from ito_tui import cli\n"
@@ -114,13 +124,9 @@ def test_a_command_line_that_opens_the_tui_loads_no_subcommand(argv: list[str], 
     )
     result = next(line for line in out.stdout.splitlines() if line.startswith("RESULT "))
     opened, loaded = json.loads(result.removeprefix("RESULT "))
-    subcommands = {"ito_tui.commands.completion", "ito_tui.commands.runs"} & set(loaded)
-    if tui:
-        assert opened == [None if not argv else "http://127.0.0.1:9"]
-        assert subcommands == set()
-    else:
-        assert opened == []
-        assert subcommands == {"ito_tui.commands.completion", "ito_tui.commands.runs"}
+    registered = {m.removeprefix("ito_tui.commands.") for m in loaded} & _EVERY
+    assert registered == modules
+    assert opened == ([None if not argv else "http://127.0.0.1:9"] if tui else [])
 
 
 def test_a_token_from_the_environment_loads_no_keyring() -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -64,3 +67,38 @@ def test_main_returns_with_collection_on(
     cli.main(argv)
     assert seen == [False], "the command loaded with collection paused"
     assert gc.isenabled()
+
+
+_SCAN = """
+import sys
+opened = []
+sys.addaudithook(
+    lambda event, args: event == "open"
+    and str(args[0]).endswith("entry_points.txt")
+    and opened.append(args[0])
+)
+from ito_tui import cli
+cli.main(["--version"])
+from pydantic import BaseModel
+class M(BaseModel):
+    x: int
+M(x=1)
+print("SCANNED", len(opened))
+"""
+
+
+@pytest.mark.parametrize(("setting", "scans"), [(None, False), ("some_plugin", True)])
+def test_pydantic_does_not_scan_for_plugins_unless_the_user_says(
+    setting: str | None, scans: bool
+) -> None:
+    # Issue 8 #2b: pydantic's first model otherwise reads every installed distribution's
+    # entry points (~6 ms); a value the user set (here: disable one plugin) is kept.
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if setting is not None:
+        env["PYDANTIC_DISABLE_PLUGINS"] = setting
+    out = subprocess.run(
+        [sys.executable, "-c", _SCAN], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    scanned = int(out.stdout.split("SCANNED ")[1])
+    assert (scanned > 0) is scans

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from ito_tui import __version__
-from ito_tui.cli import build_parser
+from ito_tui.cli import COMMAND_MODULES, build_parser
 from ito_tui.commands.exitcodes import EXIT_CODES_EPILOG, ExitCode, exit_for_outcome
 from ito_tui.commands.output import Output, color_enabled, safe
 
@@ -44,6 +44,17 @@ def test_every_subcommand_has_help_with_examples(cli) -> None:
         r = cli(name, "--help")
         assert r.code == 0, name
         assert "examples:" in r.out, name
+
+
+def test_a_subcommand_parses_the_same_with_only_its_module_registered() -> None:
+    # `ito-tui runs ...` registers only the module that defines `runs` (issue 8, #2b).
+    whole = _subparsers(build_parser())
+    assert set(whole) == set(COMMAND_MODULES)
+    for name, sub in whole.items():
+        alone = _subparsers(build_parser(only=name))
+        assert {COMMAND_MODULES[n] for n in alone} == {COMMAND_MODULES[name]}, name
+        options = [(a.dest, a.option_strings, a.default) for a in alone[name]._actions]
+        assert options == [(a.dest, a.option_strings, a.default) for a in sub._actions], name
 
 
 @pytest.mark.faults
