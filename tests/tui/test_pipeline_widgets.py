@@ -19,7 +19,7 @@ from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.eventlog import EventLogView
-from ito_tui.tui.widgets.sparkline import ChartData, chart_rows
+from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline, chart_rows
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stages import StageList
 
@@ -124,6 +124,26 @@ async def test_a_proposal_whose_modal_opens_rings_but_sends_no_toast_over_it() -
         assert isinstance(screen, PipelineScreen) and screen._alerter is not None
         assert [a.kind for a in screen._alerter.sent] == ["slo", "proposal"]
         assert toasts == ["SLO breached"] and len(bells) == 2
+
+
+async def test_every_chart_label_fits_its_column() -> None:
+    # The label column is cut at LABEL_WIDTH - 1 (one cell stays blank); the modal's loss
+    # chart once read "last 15 mi".
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ProposalModal)
+        charts = [c for s in app.screen_stack for c in s.query(TextSparkline)]
+        modal = [c for c in charts if isinstance(c.screen, ProposalModal)]
+        assert len(modal) == 1 and len(charts) > 10  # telemetry (RL ones too) and the modal's
+        too_long = [
+            text
+            for c in charts
+            for text in (c.label, c.sublabel)
+            if len(text) > TextSparkline.LABEL_WIDTH - 1
+        ]
+        assert too_long == []
 
 
 @pytest.mark.faults

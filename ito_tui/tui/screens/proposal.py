@@ -113,7 +113,7 @@ class ProposalModal(ModalScreen[str | None]):
             yield Static(id="proposal-paused", markup=False)
             yield Static(id="proposal-why", markup=False)
             if self.loss_source is not None:
-                yield TextSparkline("loss", self.loss_source, sublabel="last 15 min")
+                yield TextSparkline("loss", self.loss_source, sublabel="last 15m")
             yield Static(id="proposal-what", markup=False)
             yield Static(id="proposal-cost", markup=False)
             yield Static(id="proposal-who", markup=False)
