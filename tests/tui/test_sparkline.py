@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from ito_tui.state import TelemetryBank
+from ito_tui.tui.format import usd_short
 from ito_tui.tui.widgets.sparkline import (
     LOWER,
     MARKER,
@@ -21,9 +22,10 @@ from ito_tui.tui.widgets.sparkline import (
     _filled,
     _level,
     chart_rows,
+    fit,
     value_span,
 )
-from ito_tui.tui.widgets.telemetry import TelemetryCharts, TelemetryPanel
+from ito_tui.tui.widgets.telemetry import METRICS, TelemetryCharts, TelemetryPanel
 
 from .shell_helpers import screen_text
 
@@ -259,3 +261,47 @@ async def test_a_row_with_changes_far_apart_is_one_region() -> None:
 )
 def test_a_range_writes_a_shared_unit_once(low: str, high: str, shown: str) -> None:
     assert value_span(low, high) == shown
+
+
+class SpendChart(App[None]):
+    """One chart 50 cells wide (a stats column of 12), money formatted as the panel does."""
+
+    CSS = "TextSparkline { width: 50; }"
+
+    def __init__(self, low: float, high: float, compact: bool) -> None:
+        super().__init__()
+        self.data = ChartData(lows=[low, high], highs=[low, high], value=high, vmin=low, vmax=high)
+        self.compact = compact
+
+    def compose(self) -> ComposeResult:
+        spend = next(m for m in METRICS if m.key == "spend_usd")
+        yield TextSparkline(
+            "spend",
+            lambda width: self.data,
+            fmt=spend.fmt,
+            compact=spend.compact if self.compact else None,
+        )
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "compact", "shown", "not_shown"),
+    [
+        (5_000, 8_500, True, "$5.0–$8.5K", "$8,50 "),  # was cut to `$5,000–$8,50`
+        (5_000, 8_500, False, "$5,000–$8,5…", "$8,50 "),  # no shorter form: cut, visibly
+        (234, 394, True, "$234–$394", "K"),  # fits: the exact form stays
+    ],
+)
+async def test_a_figure_too_wide_for_the_stats_column_is_shortened_not_cut(
+    low: float, high: float, compact: bool, shown: str, not_shown: str
+) -> None:
+    async with SpendChart(low, high, compact).run_test(size=(60, 4)) as pilot:
+        text = screen_text(pilot)
+    assert shown in text
+    assert not_shown not in text
+    assert f"${high:,.0f}" in text  # the latest value fits as it is
+
+
+def test_fit_marks_a_cut() -> None:
+    assert fit("$5,000–$8,500", 12) == "$5,000–$8,5…"
+    assert fit("75–76 GiB", 12) == "75–76 GiB"
+    assert usd_short(8_500) == "$8.5K"

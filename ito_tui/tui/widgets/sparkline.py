@@ -180,6 +180,12 @@ def value_span(low: str, high: str) -> str:
     return f"{low}–{high}"
 
 
+def fit(text: str, width: int) -> str:
+    """`text`, or its first `width - 1` characters and `…` when it is longer: a cut figure
+    must look cut (the stats column once showed `$5,000–$8,500` as `$5,000–$8,50`)."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
 class TextSparkline(Widget):
     """A labelled sparkline. It pulls a `ChartData` for its own width when it renders.
 
@@ -207,6 +213,7 @@ class TextSparkline(Widget):
         *,
         sublabel: str = "",
         fmt: Formatter = default_format,
+        compact: Formatter | None = None,
         floor: float | None = None,
         name: str | None = None,
         id: str | None = None,
@@ -217,6 +224,8 @@ class TextSparkline(Widget):
         self.sublabel = sublabel
         self.source = source
         self.fmt = fmt
+        self.compact = compact
+        """A shorter form of `fmt` for a figure that does not fit the stats column."""
         self.floor = floor
         self._drawn: tuple[Size, list[str]] | None = None
         """The size and the rows on screen (or about to be, once the repaint runs)."""
@@ -288,8 +297,8 @@ class TextSparkline(Widget):
         rows = max(1, size.height)
         stats_width = self._stats_width(size)
         chart = chart_rows(data, rows, self.floor)
-        value = data.note if data.note is not None else self.fmt(data.value)
-        span = value_span(self.fmt(data.vmin), self.fmt(data.vmax)) if data.vmax is not None else ""
+        value = data.note if data.note is not None else self._figure(data.value, stats_width)
+        span = self._span(data.vmin, data.vmax, stats_width) if data.vmax is not None else ""
         labels = [self.label, self.sublabel]
         stats = [value, span] if rows > 1 else [f"{value} {span}".strip()]
         out = []
@@ -298,9 +307,19 @@ class TextSparkline(Widget):
             text = stats[r] if r < len(stats) else ""
             out.append(
                 f"{label[: self.LABEL_WIDTH - 1]:<{self.LABEL_WIDTH}}"
-                f"{chart[r]} {text[:stats_width]:<{stats_width}}"
+                f"{chart[r]} {fit(text, stats_width):<{stats_width}}"
             )
         return out
+
+    def _figure(self, value: float | None, width: int) -> str:
+        text = self.fmt(value)
+        return self.compact(value) if len(text) > width and self.compact else text
+
+    def _span(self, low: float | None, high: float | None, width: int) -> str:
+        span = value_span(self.fmt(low), self.fmt(high))
+        if len(span) > width and self.compact:
+            span = value_span(self.compact(low), self.compact(high))
+        return span
 
     def render_line(self, y: int) -> Strip:
         """Row `y`: a label, a chart and a value span (Textual's line API).

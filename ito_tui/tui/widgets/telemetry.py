@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from ito_tui.contract import TelemetrySample
 from ito_tui.state import TelemetryBank
+from ito_tui.tui.format import usd_short
 
 from .sparkline import ChartData, TextSparkline, default_format
 
@@ -54,6 +55,8 @@ class Metric:
     fmt: Callable[[float | None], str] = default_format
     floor: float | None = None
     rl: bool = False
+    compact: Callable[[float | None], str] | None = None
+    """A shorter `fmt` for a narrow stats column (`$5.0K–$8.5K` for `$5,000–$8,500`)."""
 
 
 METRICS: tuple[Metric, ...] = (
@@ -65,7 +68,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("mem_gib", "memory", "per GPU", _gib, 0.0),
     Metric("interruptions_per_1k", "interrupts", "/1k GPU-h", floor=0.0),
     Metric("ckpt_write_gb_per_s", "ckpt write", "GB/s", floor=0.0),
-    Metric("spend_usd", "spend", "", _usd),
+    Metric("spend_usd", "spend", "", _usd, compact=usd_short),
     Metric("rl_reward", "reward", "mean", rl=True),
     Metric("rl_entropy", "entropy", rl=True),
     Metric("rl_staleness", "staleness", "", _steps, 0.0, rl=True),
@@ -153,6 +156,7 @@ class TelemetryPanel(VerticalScroll):
                 self._source(metric.key),
                 sublabel=metric.sublabel,
                 fmt=metric.fmt,
+                compact=metric.compact,
                 floor=metric.floor,
                 id=f"spark-{metric.key}",
                 classes="-rl" if metric.rl else "",
