@@ -21,6 +21,7 @@ from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline, chart_rows
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
+from ito_tui.tui.widgets.stage_detail import summary_value
 from ito_tui.tui.widgets.stages import StageList
 
 from .pipeline_fakes import RUN_ID, FakeClient, pretrain_script, proposal_body, run_snapshot
@@ -49,6 +50,20 @@ def test_spend_bar_marks_80_and_95_percent() -> None:
     bar = text.split(" ")[0]
     assert text.endswith("$50.00/$100.00 50%")
     assert bar[int(0.8 * len(bar))] == "│" and bar[int(0.95 * len(bar))] == "│"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (16_060_000_000, "16.1B"),  # was `16060000000`
+        (15_316, "15,316"),
+        (2.16282, "2.163"),
+        (True, "True"),  # a bool is not a count
+        ("[b]x[/b]\x1b[2J", "[b]x[/b]␛[2J"),  # backend text: literal, escapes made visible
+    ],
+)
+def test_a_stage_summary_value_reads_as_a_number(value: object, shown: str) -> None:
+    assert summary_value(value) == shown
 
 
 def test_alerts_and_title_follow_events() -> None:

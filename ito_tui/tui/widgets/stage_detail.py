@@ -15,7 +15,17 @@ from textual.widget import Widget
 
 from ito_tui.contract import Gate, Plan, Stage
 
-from .runfmt import STATE_GLYPHS, STATE_WORDS, count, duration, elapsed, literal, safe, stage_label
+from .runfmt import (
+    STATE_GLYPHS,
+    STATE_WORDS,
+    count,
+    duration,
+    elapsed,
+    literal,
+    number,
+    safe,
+    stage_label,
+)
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -114,6 +124,16 @@ def data_lines(summaries: Mapping[str, Any]) -> list[Text]:
         )
         lines.extend(Text(f"  {safe(name)}: {n}") for name, n in sorted(per.items()))
     return lines
+
+
+def summary_value(value: object) -> str:
+    """A value of a stage's summary as an operator reads it: `16.1B` for 16060000000,
+    `15,316`, `2.163` for 2.16282; anything but a number as the backend sent it."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return safe(value)
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) < 1_000_000 else count(value)
+    return number(value, 4)
 
 
 def ladder_lines(ladder: Any) -> list[Text]:
@@ -215,7 +235,7 @@ class StageDetail(Widget):
             parts.extend(plan_lines(self.plan) if self.plan else [Text("No plan selected yet.")])
         for key, value in sorted(stage.summary.items()):
             if not isinstance(value, dict | list):
-                parts.append(literal(f"{key}: {value}", style="dim"))
+                parts.append(literal(f"{key}: {summary_value(value)}", style="dim"))
         if stage.gate is not None:
             gate = stage.gate
             parts.append(
