@@ -4,14 +4,19 @@ user themes load from the config dir, NO_COLOR is honoured, no hex colour outsid
 from __future__ import annotations
 
 import gc
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
+from textual.binding import Binding
 from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.filter import Monochrome, NoColor
 
+import ito_tui.tui.screens
+import ito_tui.tui.widgets
 from ito_tui import startup
 from ito_tui.tui import make_app
 from ito_tui.tui.themes import (
@@ -155,6 +160,24 @@ async def test_keymap_from_settings_rebinds_a_key() -> None:
         assert app.clipboard == ""
         await pilot.press("y")
         assert app.clipboard.startswith("ssh ")
+
+
+def test_every_binding_id_can_be_written_in_a_keymap_unquoted() -> None:
+    # F1 shows the ids for `keymap`; the pipeline's tab keys once read
+    # `pipeline.tab('tab-telemetry')`.
+    modules = ["ito_tui.tui.app"] + [
+        f"{package.__name__}.{info.name}"
+        for package in (ito_tui.tui.screens, ito_tui.tui.widgets)
+        for info in pkgutil.iter_modules(package.__path__)
+    ]
+    ids = []
+    for name in modules:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, type) and value.__module__ == name:
+                bindings = vars(value).get("BINDINGS", [])
+                ids += [b.id for b in bindings if isinstance(b, Binding) and b.id]
+    assert "pipeline.tab_events" in ids and len(ids) > 20
+    assert [i for i in ids if not re.fullmatch(r"[a-z]+(\.[a-z_]+)+", i)] == []
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))

@@ -61,8 +61,12 @@ FAST = frozenset({"stages", "charts", "log", "strip"})
 SLOW = frozenset({"detail", "timeline"})
 
 
-def binding(key: str, action: str, description: str, tooltip: str, **kw: Any) -> Binding:
-    return Binding(key, action, description, id=f"pipeline.{action}", tooltip=tooltip, **kw)
+def binding(
+    key: str, action: str, description: str, tooltip: str, *, name: str = "", **kw: Any
+) -> Binding:
+    """A binding whose keymap id is `pipeline.<name or action>` (an id a settings file can
+    write unquoted: `tab('tab-events')` would not do)."""
+    return Binding(key, action, description, id=f"pipeline.{name or action}", tooltip=tooltip, **kw)
 
 
 class PipelineScreen(Screen[None]):
@@ -75,9 +79,25 @@ class PipelineScreen(Screen[None]):
         binding("w", "cycle_window", "Window", "Cycle the telemetry window: 15 min, 6 h, run"),
         binding("f", "cycle_filter", "Filter", "Cycle the event log filter by kind"),
         binding("slash", "search", "Search", "Search the event log"),
-        binding("1", "tab('tab-telemetry')", "Telemetry", "Show telemetry", show=False),
-        binding("2", "tab('tab-timeline')", "Ckpts", "Show checkpoints and faults", show=False),
-        binding("3", "tab('tab-events')", "Events", "Show the event log", show=False),
+        binding(
+            "1",
+            "tab('tab-telemetry')",
+            "Telemetry",
+            "Show telemetry",
+            name="tab_telemetry",
+            show=False,
+        ),
+        binding(
+            "2",
+            "tab('tab-timeline')",
+            "Ckpts",
+            "Show checkpoints and faults",
+            name="tab_timeline",
+            show=False,
+        ),
+        binding(
+            "3", "tab('tab-events')", "Events", "Show the event log", name="tab_events", show=False
+        ),
         binding("x", "cancel_run", "Cancel run", "Cancel this run (asks first)"),
         binding("escape", "back", "Back", "Back to the previous screen"),
     ]
