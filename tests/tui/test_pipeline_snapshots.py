@@ -113,8 +113,9 @@ def test_pipeline_reconnecting(snap_compare: Any, size: tuple[int, int]) -> None
 @pytest.mark.parametrize("size", SIZES)
 def test_runs_list_pending(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see five runs with run_7f3a9c first and its highlighted `⚠ 1 to approve`
-    badge, a running SFT run, a failed run marked `gate_mid_train_01 failed`, a completed and
-    a cancelled run, spend against budget for each, and the caption `1 waiting for approval`."""
+    badge, a running SFT run, a failed mid-train run marked `✗ gate failed` in the same
+    column, a completed and a cancelled run, spend against budget, booking and last update
+    for each (the whole table fits 120 columns), and the caption `1 waiting for approval`."""
     client = FakeClient(summaries=runs_list())
     app = RunScreensHarness(client, RunsScreen())
     assert snap_compare(app, terminal_size=size, run_before=settle)

@@ -11,20 +11,28 @@ import pytest
 from textual.widgets import Button, Input
 
 from ito_tui.client.errors import BackendUnavailable
-from ito_tui.contract import Proposal, make_event
+from ito_tui.contract import Failure, Proposal, make_event
 from ito_tui.state import RunState
 from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
 from ito_tui.tui.screens import pipeline as pipeline_module
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
+from ito_tui.tui.screens.runs import COLUMNS, row_of
 from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline, chart_rows
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import summary_value
 from ito_tui.tui.widgets.stages import StageList
 
-from .pipeline_fakes import RUN_ID, FakeClient, pretrain_script, proposal_body, run_snapshot
+from .pipeline_fakes import (
+    RUN_ID,
+    FakeClient,
+    pretrain_script,
+    proposal_body,
+    run_snapshot,
+    summary,
+)
 from .pipeline_harness import RunScreensHarness
 from .test_pipeline_snapshots import settle
 
@@ -64,6 +72,29 @@ def test_spend_bar_marks_80_and_95_percent() -> None:
 )
 def test_a_stage_summary_value_reads_as_a_number(value: object, shown: str) -> None:
     assert summary_value(value) == shown
+
+
+@pytest.mark.parametrize(
+    ("failure", "state", "pending", "shown"),
+    [
+        (None, "awaiting_approval", 2, "⚠ 2 to approve"),
+        ("gate_failed", "failed", 0, "✗ gate failed"),
+        ("budget_exhausted", "failed", 0, "✗ budget spent"),
+        ("fatal", "failed", 0, "✗ fatal error"),
+        ("oom[b]", "failed", 0, "✗ oom[b]"),  # a kind this client does not know: literal
+        ("cancelled", "cancelled", 0, ""),  # the state says it
+        (None, "running", 0, ""),
+    ],
+)
+def test_the_runs_list_says_what_needs_a_person(
+    failure: str | None, state: str, pending: int, shown: str
+) -> None:
+    run = summary("run_1", state, "mid_train", None, "10.00", pending=pending)
+    if failure is not None:
+        run = run.model_copy(update={"failure": Failure(kind=failure, detail="x")})
+    row = dict(zip(COLUMNS, row_of(run, "bold", "red"), strict=True))
+    assert str(row["needs you"]) == shown
+    assert str(row["stage"]) == "mid-train"  # which stage's gate, for a failed one
 
 
 def test_alerts_and_title_follow_events() -> None:

@@ -38,7 +38,13 @@ STATE_FILTERS: tuple[str | None, ...] = (
 )
 """What the filter key cycles through; `active` is every state that has not ended."""
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
-COLUMNS = ("run", "state", "needs you", "stage", "spend / budget", "gate", "booking", "updated")
+COLUMNS = ("run", "state", "needs you", "stage", "spend / budget", "booking", "updated")
+FAILURE_WORDS = {
+    "gate_failed": "gate failed",
+    "budget_exhausted": "budget spent",
+    "fatal": "fatal error",
+}
+"""How "needs you" names a run's failure (a cancelled run's state says it all)."""
 
 
 def row_of(run: RunSummary, badge_style: str, fail_style: str) -> tuple[object, ...]:
@@ -48,17 +54,20 @@ def row_of(run: RunSummary, badge_style: str, fail_style: str) -> tuple[object, 
         stage += f" {run.stage_progress_frac * 100:.0f}%"
     spend = f"{usd(run.spend.usd_spent)} / {usd(run.spend.budget_usd)}"
     pending = len(run.pending_proposal_ids)
-    badge = Text(f"⚠ {pending} to approve", style=badge_style) if pending else Text("")
-    gate = Text("")
-    if run.failure is not None and str(run.failure.kind) == "gate_failed":
-        gate = Text(f"✗ {safe(run.failure.gate_id or 'gate')} failed", style=fail_style)
+    kind = str(run.failure.kind) if run.failure is not None else ""
+    if pending:
+        needs_you = Text(f"⚠ {pending} to approve", style=badge_style)
+    elif kind and kind != "cancelled":
+        # The stage column says which stage; the pipeline screen has the gate and detail.
+        needs_you = Text(f"✗ {FAILURE_WORDS.get(kind, safe(kind))}", style=fail_style)
+    else:
+        needs_you = Text("")
     return (
         Text(safe(run.run_id)),
         Text(safe(run.state)),
-        badge,
+        needs_you,
         Text(stage),
         Text(spend),
-        gate,
         Text(safe(run.booking_id)),
         Text(run.updated_at.strftime("%m-%d %H:%M:%S")),
     )
