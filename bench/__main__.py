@@ -57,8 +57,13 @@ def byte_compile() -> None:
     one included): then every start compiles every module changed since the last
     `.pyc` was written, and #1 and #2 measured that compiling (#1 read 1.29× instead of
     1.20×). Textual and the other installed packages are compiled by pip.
+
+    `force`: compileall keeps a `.pyc` whose recorded source mtime (whole seconds)
+    matches, while the import system also compares the source size; a file changed twice
+    within one second kept a `.pyc` that every start then recompiled in memory (three
+    contract modules did, for the first full run of 2026-11-30's fifth session).
     """
-    compileall.compile_dir(str(ROOT / "ito_tui"), quiet=1)
+    compileall.compile_dir(str(ROOT / "ito_tui"), quiet=1, force=True)
 
 
 def run_one(name: str, ctx: Context) -> list[Record]:
