@@ -56,7 +56,7 @@ class Metric:
     floor: float | None = None
     rl: bool = False
     compact: Callable[[float | None], str] | None = None
-    """A shorter `fmt` for a narrow stats column (`$5.0K–$8.5K` for `$5,000–$8,500`)."""
+    """A shorter `fmt` for a narrow stats column (`$5.0–$8.5K` for `$5,000–$8,500`)."""
 
 
 METRICS: tuple[Metric, ...] = (
