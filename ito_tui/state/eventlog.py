@@ -65,7 +65,7 @@ def _usd(value: Any) -> str:
 
 
 def _steps(p: Any) -> str:
-    return f"step {p.step}/{p.total_steps}" if p.total_steps else f"step {p.step}"
+    return f"step {p.step:,}/{p.total_steps:,}" if p.total_steps else f"step {p.step:,}"
 
 
 def _proposal(d: Any) -> str:
@@ -76,9 +76,9 @@ def _proposal(d: Any) -> str:
     if str(p.status) == "pending":
         text += f": {p.trigger.reason}"
         if p.action.rollback_to_step is not None:
-            text += f"; roll back to step {p.action.rollback_to_step}"
+            text += f"; roll back to step {p.action.rollback_to_step:,}"
         if p.action.skip_batches:
-            text += f", skip {p.action.skip_batches} batches"
+            text += f", skip {p.action.skip_batches:,} batches"
         text += f" — needs a decision before {p.expires_at:%H:%M:%S}Z"
     elif p.comment:
         text += f" — {p.comment}"
@@ -112,9 +112,9 @@ def _ended(d: Any, verb: str) -> str:
 def _fault_recovered(d: Any) -> str:
     text = f"fault {d.fault_id} ({d.kind}) recovered after {d.resumed_after_s / 60:.1f} min"
     if d.resumed_from_step is not None:
-        text += f", resumed from step {d.resumed_from_step}"
+        text += f", resumed from step {d.resumed_from_step:,}"
     if d.lost_steps:
-        text += f", {d.lost_steps} steps lost"
+        text += f", {d.lost_steps:,} steps lost"
     return text
 
 
@@ -124,7 +124,7 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
         f"run {d.from_state or '?'} → {d.to_state}" + (f": {d.reason}" if d.reason else "")
     ),
     "stage.started": lambda d: (
-        f"{d.stage} started" + (f" ({d.total_steps} steps)" if d.total_steps else "")
+        f"{d.stage} started" + (f" ({d.total_steps:,} steps)" if d.total_steps else "")
     ),
     "stage.progress": lambda d: f"{d.stage} {_steps(d.progress)} ({d.progress.frac:.0%})",
     "stage.completed": lambda d: f"{d.stage} completed",
@@ -155,14 +155,14 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     ),
     "plan.warning": lambda d: f"plan warning {d.code}: {d.message}",
     "checkpoint.saved": lambda d: (
-        f"checkpoint {d.checkpoint.checkpoint_id} at step {d.checkpoint.step} "
+        f"checkpoint {d.checkpoint.checkpoint_id} at step {d.checkpoint.step:,} "
         f"({d.checkpoint.size_gb:.0f} GB, blocked {d.checkpoint.blocking_s:.1f} s)"
     ),
-    "checkpoint.failed": lambda d: f"checkpoint at step {d.step} failed: {d.reason}",
+    "checkpoint.failed": lambda d: f"checkpoint at step {d.step:,} failed: {d.reason}",
     "fault.detected": lambda d: (
         f"fault {d.fault_id}: {d.kind}"
         + (f" on {d.node}" if d.node else "")
-        + (f" at step {d.step}" if d.step is not None else "")
+        + (f" at step {d.step:,}" if d.step is not None else "")
         + f", detected after {d.detected_after_s / 60:.1f} min"
     ),
     "fault.recovered": _fault_recovered,
@@ -171,7 +171,7 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
         + (f", fault {d.fault_id}" if d.fault_id else "")
     ),
     "loss.spike_detected": lambda d: (
-        f"loss spike at step {d.step}: loss {d.loss:.3f} (z {d.loss_z:.1f}) — "
+        f"loss spike at step {d.step:,}: loss {d.loss:.3f} (z {d.loss_z:.1f}) — "
         + ("batches skipped" if str(d.action) == "skipped" else f"{d.action}: needs a person")
     ),
     "proposal.created": _proposal,

@@ -63,6 +63,26 @@ def test_summaries_are_human_and_single_line() -> None:
     assert all("\n" not in t for t in by_type.values())
 
 
+def test_step_numbers_read_with_thousands_separators() -> None:
+    # As the stage list and detail write them (`step 36,758/137,844`); the log wrote 137844.
+    started = make_event(
+        "stage.started",
+        seq=1,
+        run_id=RUN_ID,
+        ts=T0,
+        data={"stage": "pretrain", "total_steps": 137_844},
+    )
+    assert describe(started) == "pretrain started (137,844 steps)"
+    spike = make_event(
+        "loss.spike_detected",
+        seq=2,
+        run_id=RUN_ID,
+        ts=T0,
+        data={"step": 87_300, "loss": 2.619, "loss_z": 14.8, "window": 128, "action": "skipped"},
+    )
+    assert describe(spike).startswith("loss spike at step 87,300: loss 2.619")
+
+
 @pytest.mark.faults
 def test_unknown_events_are_shown_raw_with_escapes_made_visible() -> None:
     e = make_event(
