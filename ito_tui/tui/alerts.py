@@ -9,6 +9,7 @@ driver, which is what tmux shows as `#{pane_title}`.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
     from ito_tui.state import RunState
 
 Severity = Literal["information", "warning", "error"]
+
+MAX_SENT = 200
+"""Alerts an `Alerter` remembers (`sent`)."""
+MAX_HELD = 8
+"""Toasts held while a modal is up; older ones are dropped (the event log keeps all)."""
 
 STAGE_WORDS = {"mid_train": "mid-train", "long_context": "long-context", "data_prep": "data prep"}
 
@@ -99,8 +105,11 @@ class Alerter:
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app
-        self.sent: list[Alert] = []
+        self.sent: deque[Alert] = deque(maxlen=MAX_SENT)
+        """The newest alerts raised (bounded: the TUI stays open for days)."""
         self.title: str | None = None
+        self._held: deque[Alert] = deque(maxlen=MAX_HELD)
+        """Toasts waiting for a screen that holds them (`HOLDS_TOASTS`) to close."""
 
     def _switch(self, name: str) -> bool:
         settings = getattr(self.app, "settings", None)
@@ -111,9 +120,20 @@ class Alerter:
         """Raise `alert` on every channel switched on; `toast=False` leaves the toast out."""
         self.sent.append(alert)
         if toast and self._switch("toast"):
-            self.app.notify(alert.message, title=alert.title, severity=alert.severity, markup=False)
+            if getattr(self.app.screen, "HOLDS_TOASTS", False):
+                self._held.append(alert)
+            else:
+                self._toast(alert)
         if self._switch("bell"):
             self.app.bell()
+
+    def release(self) -> None:
+        """Show the toasts held while a screen that holds them was on top."""
+        while self._held and not getattr(self.app.screen, "HOLDS_TOASTS", False):
+            self._toast(self._held.popleft())
+
+    def _toast(self, alert: Alert) -> None:
+        self.app.notify(alert.message, title=alert.title, severity=alert.severity, markup=False)
 
     def set_title(self, title: str) -> None:
         """Write the terminal title (OSC 2) when it changed; `title` records the last one.

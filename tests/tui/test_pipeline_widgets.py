@@ -117,6 +117,7 @@ def test_alert_channels_can_be_switched_off() -> None:
         notify=lambda *a, **k: calls.append("toast"),
         bell=lambda: calls.append("bell"),
         _driver=SimpleNamespace(write=calls.append),
+        screen=SimpleNamespace(),
     )
     alerter = Alerter(app)
     warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
@@ -170,6 +171,30 @@ async def test_a_proposal_whose_modal_opens_rings_but_sends_no_toast_over_it() -
         assert isinstance(screen, PipelineScreen) and screen._alerter is not None
         assert [a.kind for a in screen._alerter.sent] == ["slo", "proposal"]
         assert toasts == ["SLO breached"] and len(bells) == 2
+
+
+async def test_a_toast_raised_while_the_proposal_modal_is_open_waits_until_it_closes() -> None:
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    toasts: list[str | None] = []
+    bells: list[None] = []
+    app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
+    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ProposalModal)
+        screen = app.screen_stack[-2]
+        assert isinstance(screen, PipelineScreen)
+        assert toasts == ["SLO breached"] and len(bells) == 2
+        warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
+        seq = screen.run_state.last_seq + 1
+        ts = "2026-11-29T23:30:00Z"
+        screen._on_event(make_event("budget.warning", seq=seq, run_id=RUN_ID, ts=ts, data=warning))
+        assert toasts == ["SLO breached"] and len(bells) == 3  # rung at once, toast held
+        await pilot.press("escape")  # Decide later
+        await pilot.pause()
+        assert app.screen is screen
+        assert toasts == ["SLO breached", "Budget warning"]
 
 
 async def test_every_chart_label_fits_its_column() -> None:

@@ -257,6 +257,11 @@ class PipelineScreen(Screen[None]):
             # A proposal's modal, opened just now, is its notice: a toast would cover it.
             self._alerter.alert(alert, toast=not opened)
 
+    def on_screen_resume(self) -> None:
+        # Back from a modal (the proposal's): the toasts it held can show now.
+        if self._alerter is not None:
+            self._alerter.release()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Say in the header that following stopped; the app's error sink tells why."""
         if event.worker.group != "pipeline-stream" or event.state != WorkerState.ERROR:

@@ -45,6 +45,11 @@ class ProposalModal(ModalScreen[str | None]):
     # call): a Tab that arrives at once then moves on from Decide later, not to it.
     AUTO_FOCUS = "#decide-later"
 
+    HOLDS_TOASTS = True
+    """Other alerts' toasts wait until the modal closes (`Alerter.release`): at 80×24 one
+    covered Cost, Who and the buttons for its 5 s. The bell and the terminal title still
+    tell at once."""
+
     DEFAULT_CSS = """
     ProposalModal { align: center middle; }
     ProposalModal > #proposal-box {
