@@ -157,23 +157,7 @@ async def test_unknown_and_hostile_events_are_shown_raw() -> None:
         assert "\x1b" not in rendered and "\x07" not in rendered
 
 
-async def test_a_proposal_whose_modal_opens_rings_but_sends_no_toast_over_it() -> None:
-    client = FakeClient(script=pretrain_script(spike=True).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
-    toasts: list[str | None] = []
-    bells: list[None] = []
-    app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
-    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        assert isinstance(app.screen, ProposalModal)
-        screen = app.screen_stack[-2]
-        assert isinstance(screen, PipelineScreen) and screen._alerter is not None
-        assert [a.kind for a in screen._alerter.sent] == ["slo", "proposal"]
-        assert toasts == ["SLO breached"] and len(bells) == 2
-
-
-async def test_a_toast_raised_while_the_proposal_modal_is_open_waits_until_it_closes() -> None:
+async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_closes() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)
     app = RunScreensHarness(client, PipelineScreen(RUN_ID))
     toasts: list[str | None] = []
@@ -184,8 +168,9 @@ async def test_a_toast_raised_while_the_proposal_modal_is_open_waits_until_it_cl
         await settle(pilot)
         assert isinstance(app.screen, ProposalModal)
         screen = app.screen_stack[-2]
-        assert isinstance(screen, PipelineScreen)
-        assert toasts == ["SLO breached"] and len(bells) == 2
+        assert isinstance(screen, PipelineScreen) and screen._alerter is not None
+        assert [a.kind for a in screen._alerter.sent] == ["slo", "proposal"]
+        assert toasts == ["SLO breached"] and len(bells) == 2  # the modal is its own notice
         warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
         seq = screen.run_state.last_seq + 1
         ts = "2026-11-29T23:30:00Z"
