@@ -11,7 +11,6 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from ito_tui.state import TelemetryBank
-from ito_tui.tui.format import usd_short
 from ito_tui.tui.widgets.sparkline import (
     LOWER,
     MARKER,
@@ -22,7 +21,6 @@ from ito_tui.tui.widgets.sparkline import (
     _filled,
     _level,
     chart_rows,
-    fit,
     value_span,
 )
 from ito_tui.tui.widgets.telemetry import METRICS, TelemetryCharts, TelemetryPanel
@@ -299,9 +297,3 @@ async def test_a_figure_too_wide_for_the_stats_column_is_shortened_not_cut(
     assert shown in text
     assert not_shown not in text
     assert f"${high:,.0f}" in text  # the latest value fits as it is
-
-
-def test_fit_marks_a_cut() -> None:
-    assert fit("$5,000–$8,500", 12) == "$5,000–$8,5…"
-    assert fit("75–76 GiB", 12) == "75–76 GiB"
-    assert usd_short(8_500) == "$8.5K"

@@ -22,6 +22,8 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ito_tui.textsafe import one_line
+
 LOWER = " ▁▂▃▄▅▆▇█"
 MARKER = "↶"
 SHADE = "▒"
@@ -180,12 +182,6 @@ def value_span(low: str, high: str) -> str:
     return f"{low}–{high}"
 
 
-def fit(text: str, width: int) -> str:
-    """`text`, or its first `width - 1` characters and `…` when it is longer: a cut figure
-    must look cut (the stats column once showed `$5,000–$8,500` as `$5,000–$8,50`)."""
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-
 class TextSparkline(Widget):
     """A labelled sparkline. It pulls a `ChartData` for its own width when it renders.
 
@@ -307,7 +303,8 @@ class TextSparkline(Widget):
             text = stats[r] if r < len(stats) else ""
             out.append(
                 f"{label[: self.LABEL_WIDTH - 1]:<{self.LABEL_WIDTH}}"
-                f"{chart[r]} {fit(text, stats_width):<{stats_width}}"
+                # Cut with "…": a cut figure must look cut (`$5,000–$8,50` read as whole).
+                f"{chart[r]} {one_line(text, stats_width):<{stats_width}}"
             )
         return out
 
