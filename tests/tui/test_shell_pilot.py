@@ -193,6 +193,9 @@ async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_ru
         panel = await fresh_estimate(pilot, form)
         assert panel.estimate is not None and not panel.estimate.refused
         assert not form.query_one("#spec-submit", Button).disabled
+        rows = {r.plain.split()[0]: r.plain.split()[1:] for r in panel._stages(panel.estimate)}
+        # Stages that train on no tokens show none ("0" read like a fault), then time, cost.
+        assert rows["data_prep"][0] == "—" and rows["pretrain"][0].endswith("B")
 
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSubmitModal), what="confirm")
@@ -257,6 +260,11 @@ async def test_booking_picker_lists_usable_bookings_first_and_hides_the_rest(sim
         assert statuses.index("pending") > max(
             i for i, s in enumerate(statuses) if s == "completed"
         )
+        column = [str(c.label) for c in table.columns.values()].index("Ends in")
+        ends_in = {str(b.status): str(table.get_row(b.booking_id)[column]) for b in screen.bookings}
+        # Time left for a live booking; nothing for a cancelled one (it read "4d 23h").
+        assert ends_in["expired"] == "ended" and ends_in["cancelled"] == "—"
+        assert ends_in["completed"].endswith("h")
         total = table.row_count
         await pilot.press("h")
         assert table.row_count == total - 3

@@ -167,7 +167,7 @@ class BookingsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("Booking", "GPU", "N×G", "Fabric", "Window", "$/GPU-h", "Run / status")
+        table.add_columns("Booking", "GPU", "N×G", "Fabric", "Ends in", "$/GPU-h", "Run / status")
         self.query_one(BookingDetail).now = shell(self).session.clock()
         if shell(self).session.capabilities is None:
             self.connect()
@@ -229,7 +229,10 @@ class BookingsScreen(Screen[None]):
             usable = unavailable_reason(booking) is None
             style = "" if usable else "dim"
             seconds = (booking.ends_at - now).total_seconds()
-            window = span(seconds) if seconds > 0 else "ended"
+            if str(booking.status) == "cancelled":
+                window = "—"  # a cancelled booking's window is nobody's any more
+            else:
+                window = span(seconds) if seconds > 0 else "ended"
             cells = (
                 safe(booking.booking_id),
                 safe(booking.gpu_sku.split("-")[0]),

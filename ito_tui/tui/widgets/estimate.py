@@ -141,12 +141,14 @@ class EstimatePanel(Widget):
     def _stages(self, estimate: Estimate) -> list[Content]:
         if not estimate.stages:
             return []
-        out = [Content.styled(f"{'Stage':<12}{'tokens':>7}{'time':>7}{'cost':>8}", "bold")]
+        out = [Content.styled(f"{'Stage':<12}{'tokens':>8}{'time':>9}{'cost':>9}", "bold")]
         for stage in estimate.stages:
+            # A stage that trains on no tokens (data prep, the plan) shows none, not "0".
+            tokens = count(stage.tokens) if stage.tokens else count(None)
             out.append(
                 Content(
-                    f"{safe(stage.stage)[:12]:<12}{count(stage.tokens):>7}"
-                    f"{hours(stage.wall_clock_h):>7}{usd_short(stage.usd):>8}"
+                    f"{safe(stage.stage)[:12]:<12}{tokens:>8}"
+                    f"{hours(stage.wall_clock_h):>9}{usd_short(stage.usd):>9}"
                 )
             )
         return out
