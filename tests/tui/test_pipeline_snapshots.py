@@ -67,6 +67,23 @@ def test_pipeline_gate_failed(snap_compare: Any, size: tuple[int, int]) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_pipeline_event_log(snap_compare: Any, size: tuple[int, int]) -> None:
+    """You should see the Events tab: its caption (times UTC, then filter all, f cycles,
+    / searches, cut with … at 80 columns) and one line per event, newest last, each
+    starting with its time (HH:MM:SS); at 120 columns also its seq and type
+    (manifest.ready, plan.selected, checkpoint…), at 80 columns the summary alone, cut
+    with … where it does not fit."""
+    client = FakeClient(script=pretrain_script().events)
+
+    async def events_tab(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("3")
+        await pilot.pause(0.3)
+
+    assert snap_compare(pipeline_app(client), terminal_size=size, run_before=events_tab)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_pipeline_proposal_modal(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the restart proposal modal over the pipeline: NEEDS APPROVAL, the run
     is PAUSED, expires in 14m32s then rejected, why (loss spike at step 523, z 8.4, window

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from textual.widgets import Button, Input
+from textual.widgets import Button, Input, Static
 
 from ito_tui.client.errors import BackendUnavailable
 from ito_tui.contract import Failure, Proposal, make_event
@@ -155,6 +155,29 @@ async def test_unknown_and_hostile_events_are_shown_raw() -> None:
         rendered = str(app.screen.query_one(EventLogView).render())
         assert "weird.new_type" in rendered and "[b]lit[/b]" in rendered
         assert "\x1b" not in rendered and "\x07" not in rendered
+
+
+@pytest.mark.parametrize(("size", "with_seq"), [((120, 30), True), ((80, 24), False)])
+async def test_event_log_lines_say_when_they_happened(
+    size: tuple[int, int], with_seq: bool
+) -> None:
+    client = FakeClient(script=pretrain_script(up_to_step=40).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        lines = str(screen.query_one(EventLogView).render()).splitlines()
+        entries = screen.tracker.log.filter(kind=None, query=None)
+        assert len(entries) >= 3
+        for line, entry in zip(lines, entries[-len(lines) :], strict=True):
+            # The time in UTC (the caption says so), then the seq where there is room.
+            assert line.startswith(f"{entry.ts.astimezone(UTC):%H:%M:%S} ")
+            assert (line[9:16] == f"{entry.seq:>6} ") is with_seq
+        caption = str(screen.query_one("#log-caption", Static).content)
+        assert caption.startswith("times UTC · filter: all")
 
 
 async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_closes() -> None:

@@ -470,8 +470,9 @@ class PipelineScreen(Screen[None]):
 
     def _log_caption(self) -> None:
         log = self.query_one(EventLogView)
+        # Times first: a narrow pane cuts the end, and the footer shows the keys too.
         self.query_one("#log-caption", Static).update(
-            Text(f"filter: {log.filter_label} (f cycles, / searches)")
+            Text(f"times UTC · filter: {log.filter_label} (f cycles, / searches)")
         )
 
     def action_cancel_run(self) -> None:

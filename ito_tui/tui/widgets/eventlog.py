@@ -7,6 +7,7 @@ widget only draws the tail that fits, so its cost does not grow with the run.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from rich.console import RenderableType
@@ -19,6 +20,10 @@ from ito_tui.textsafe import one_line
 
 FILTERS: tuple[str | None, ...] = (None, "gates", "faults", "checkpoints", "proposals", "budget")
 """Kind filters in the order the filter key cycles them; None shows all."""
+SEQ_FROM = 56
+"""Text width from which a line also shows the event's seq (its time always shows)."""
+TYPE_FROM = 70
+"""Text width from which a line also shows the event's type."""
 
 
 class LogEntry(Protocol):
@@ -26,6 +31,9 @@ class LogEntry(Protocol):
 
     @property
     def seq(self) -> int: ...
+
+    @property
+    def ts(self) -> datetime: ...
 
     @property
     def type(self) -> str: ...
@@ -126,9 +134,14 @@ class EventLogView(Widget, can_focus=True):
         for i, entry in enumerate(shown):
             if i:
                 out.append("\n")
-            out.append(f"{entry.seq:>6} ", style=seq_style)
+            # When it happened (UTC, as the caption says and `ito-tui watch` prints it);
+            # the seq, which ties a line to the API and `watch`, where there is room.
+            prefix = f"{entry.ts:%H:%M:%S} "
+            if width >= SEQ_FROM:
+                prefix += f"{entry.seq:>6} "
+            out.append(prefix, style=seq_style)
             # Narrow panes show the summary only; it already names what happened.
-            raw = f"{entry.type}  {entry.text}" if width >= 70 else entry.text
-            body = one_line(raw, max_len=width - 7)
+            raw = f"{entry.type}  {entry.text}" if width >= TYPE_FROM else entry.text
+            body = one_line(raw, max_len=width - len(prefix))
             out.append(body, style=styles.get(str(entry.severity), ""))
         return out
