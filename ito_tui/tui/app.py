@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -59,6 +60,7 @@ class ItoApp(KeysInOrder[None]):
         Binding(
             "ctrl+o", "bookings", "Bookings", id="app.bookings", tooltip="Go to the booking picker"
         ),
+        Binding("ctrl+r", "runs", "Runs", id="app.runs", tooltip="List every run on the backend"),
         Binding(
             "ctrl+l",
             "reconnect",
@@ -82,6 +84,8 @@ class ItoApp(KeysInOrder[None]):
         self.start = start
         self._client: ItoClient | None = None
         self._client_factory: ClientFactory | None = None
+        self._start_base: Screen[None] | None = None
+        """The base of the start stack (the runs list or a run), when the app began there."""
         if hasattr(client, "capabilities"):
             self._client = cast("ItoClient", client)
         else:
@@ -170,7 +174,7 @@ class ItoApp(KeysInOrder[None]):
         elif start != "bookings" and (event.active_runs or start == "runs"):
             screen = _runs_screen()
         if screen is not None:
-            base = screen
+            base = self._start_base = screen
             self.add_mode(START_MODE, lambda: base)
             self.switch_mode(START_MODE)
 
@@ -283,6 +287,8 @@ class ItoApp(KeysInOrder[None]):
         if action == "bookings":
             # Hidden where it would do nothing: connecting, or already on the picker.
             return self.session.operator is not None and not isinstance(self.screen, BookingsScreen)
+        if action == "runs":
+            return self.session.operator is not None and not _is_runs_list(self.screen)
         return True
 
     def action_help(self) -> None:
@@ -305,6 +311,22 @@ class ItoApp(KeysInOrder[None]):
     def action_bookings(self) -> None:
         self.show_booking(None)
 
+    def action_runs(self) -> None:
+        """Go to the runs list: the one the app started on, or a new one over the picker
+        (Esc goes back to it). Whatever was open above either is closed, as ctrl+o does."""
+        if self.session.capabilities is None or self.session.operator is None:
+            return
+        if _is_runs_list(self._start_base):
+            if self.current_mode != START_MODE:
+                self.switch_mode(START_MODE)
+            while len(self.screen_stack) > 1:
+                self.pop_screen()
+            return
+        if _is_runs_list(self.screen):
+            return
+        self._back_to_base()
+        self.push_screen(_runs_screen())
+
     def show_booking(self, booking_id: str | None) -> None:
         """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
         if self.session.capabilities is None:
@@ -323,6 +345,7 @@ class ItoApp(KeysInOrder[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Keys of the current screen", self.action_help)
         yield SystemCommand("Bookings", "Go to the booking picker", self.action_bookings)
+        yield SystemCommand("Runs", "List every run on the backend", self.action_runs)
         yield SystemCommand("Reconnect", "Connect to the backend again", self.action_reconnect)
         yield SystemCommand("Log in", "Enter an operator token", self.action_login)
         yield from binding_commands(screen, skip=self)
@@ -340,6 +363,13 @@ def _runs_screen() -> Screen[None]:
     from ito_tui.tui.screens.runs import RunsScreen
 
     return RunsScreen()
+
+
+def _is_runs_list(screen: object) -> bool:
+    """Whether `screen` is the runs list; its module is not imported to find out (if it is
+    not loaded yet, no runs list exists)."""
+    module = sys.modules.get("ito_tui.tui.screens.runs")
+    return module is not None and isinstance(screen, module.RunsScreen)
 
 
 def _theme_dirs() -> list[Path]:

@@ -272,11 +272,20 @@ async def test_booking_picker_lists_usable_bookings_first_and_hides_the_rest(sim
         assert app.clipboard.startswith("ssh ")
 
 
-async def test_start_screen_is_the_runs_list_when_runs_are_active(sim_factory: Any) -> None:
+async def test_start_screen_is_the_runs_list_when_runs_are_active_and_ctrl_r_reaches_it(
+    sim_factory: Any,
+) -> None:
     sim = sim_factory(speed=1.0)
     app, client = app_for(sim)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen), what="picker")
+        # No runs yet: the picker is the start, and ctrl+r opens the list over it.
+        await wait_for(pilot, lambda: app.session.operator is not None, what="connected")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "No runs on this backend yet" in screen_text(pilot))
+        assert type(app.screen).__name__ == "RunsScreen" and len(app.screen_stack) == 2
+        await pilot.press("escape")
+        assert isinstance(app.screen, BookingsScreen)
         booking = next(b for b in await client.bookings() if b.booking_id == "bk_h100_4n_ib")
         form = SpecFormScreen(booking)
         spec_values = {"data_ref": "catalog://fineweb-edu@1.3", "budget_usd": "50000"}
@@ -291,6 +300,16 @@ async def test_start_screen_is_the_runs_list_when_runs_are_active(sim_factory: A
         await wait_for(
             pilot, lambda: type(second.screen).__name__ == "RunsScreen", what="runs list"
         )
+        start = second.screen
+        await wait_for(pilot, lambda: "1 of 1 runs" in screen_text(pilot), what="the run")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(second.screen).__name__ == "PipelineScreen")
+        await pilot.press("ctrl+o")
+        assert isinstance(second.screen, BookingsScreen)
+        # Back to the list the app started on (the run's screen above it closed), not a copy.
+        await pilot.press("ctrl+r")
+        assert second.screen is start and len(second.screen_stack) == 1
+        assert "esc Back" not in screen_text(pilot)  # nothing under it to go back to
 
 
 @pytest.mark.parametrize("read_only", [False, True])

@@ -110,6 +110,7 @@ class RunsScreen(Screen[None]):
             id="runs.cancel",
             tooltip="Cancel the highlighted run (asks first)",
         ),
+        Binding("escape", "back", "Back", id="runs.back", tooltip="Back to the previous screen"),
     ]
 
     @dataclass
@@ -224,6 +225,8 @@ class RunsScreen(Screen[None]):
         text = f"filter: {self.state_filter or 'all'} (s) · {shown} of {len(self.runs)} runs"
         if waiting:
             text += f" · {waiting} waiting for approval"
+        if self.fetches and not self.runs:
+            text = "No runs on this backend yet: ctrl+o opens the bookings to start one."
         if text != self._caption_text:  # an unchanged caption is not repainted
             self._caption_text = text
             self.query_one("#runs-caption", Static).update(Text(text))
@@ -256,6 +259,8 @@ class RunsScreen(Screen[None]):
             return bool(run and str(run.state) not in TERMINAL) and not (
                 shell(self).session.read_only
             )
+        if action == "back":
+            return len(self.app.screen_stack) > 1  # opened over the picker (ctrl+r)
         return True
 
     @on(DataTable.RowSelected)
@@ -275,6 +280,10 @@ class RunsScreen(Screen[None]):
         run_id = self.selected_run_id()
         if run_id is not None:
             self.app.push_screen(PipelineScreen(run_id, review_on_open=True))
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
 
     def action_cycle_filter(self) -> None:
         i = STATE_FILTERS.index(self.state_filter)
