@@ -84,6 +84,22 @@ def test_pipeline_event_log(snap_compare: Any, size: tuple[int, int]) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_pipeline_checkpoints_and_faults(snap_compare: Any, size: tuple[int, int]) -> None:
+    """You should see the Ckpts & faults tab: Checkpoints (5), newest last, with step, GB,
+    blocking and persist seconds and GB/s (at 120 columns also when each was saved, UTC,
+    and the headers in words); then Faults (1): the node failure on gpu-node-07, its
+    resume after 18 min marked as an SLO breach (⚠)."""
+    client = FakeClient(script=pretrain_script().events)
+
+    async def timeline_tab(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("2")
+        await pilot.pause(0.6)
+
+    assert snap_compare(pipeline_app(client), terminal_size=size, run_before=timeline_tab)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_pipeline_proposal_modal(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the restart proposal modal over the pipeline: NEEDS APPROVAL, the run
     is PAUSED, expires in 14m32s then rejected, why (loss spike at step 523, z 8.4, window

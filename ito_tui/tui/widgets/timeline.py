@@ -18,6 +18,10 @@ DETECT_SLO_S = 600.0
 """Fault detection must take less than 10 minutes (simulated seconds)."""
 RESUME_SLO_S = 900.0
 """Resuming after a fault must take less than 15 minutes (simulated seconds)."""
+SAVED_FROM = 50
+"""Pane width from which the checkpoint table says when each was saved."""
+WORDS_FROM = 66
+"""Pane width from which its headers are words ("blocking s"), not abbreviations."""
 
 
 def write_gb_per_s(ckpt: Checkpoint) -> float | None:
@@ -57,7 +61,7 @@ class Timeline(Widget):
         title = self.get_component_rich_style("timeline--title", partial=True)
         parts: list[RenderableType] = [
             Text(f"Checkpoints ({len(self.checkpoints)})", style=title),
-            self._checkpoint_table(self.checkpoints[-self.max_rows :])
+            self._checkpoint_table(self.checkpoints[-self.max_rows :], self.size.width)
             if self.checkpoints
             else Text("none yet"),
             Text(
@@ -70,13 +74,27 @@ class Timeline(Widget):
         return Group(*parts)
 
     @staticmethod
-    def _checkpoint_table(ckpts: Sequence[Checkpoint]) -> Table:
+    def _checkpoint_table(ckpts: Sequence[Checkpoint], width: int) -> Table:
+        """Newest last; when each was saved (UTC) and the headers in words where it fits."""
         table = Table(box=None, pad_edge=False, header_style="bold", padding=(0, 1, 0, 0))
-        for col in ("stage", "step", "GB", "blk s", "pers s", "GB/s"):
-            table.add_column(col, justify="left" if col == "stage" else "right", no_wrap=True)
+        saved = width >= SAVED_FROM
+        words = width >= WORDS_FROM
+        columns = [
+            "stage",
+            "step",
+            "GB",
+            *(("blocking s", "persist s") if words else ("blk s", "pers s")),
+            "GB/s",
+        ]
+        if saved:
+            columns.insert(0, "saved UTC")
+        for col in columns:
+            left = col in ("stage", "saved UTC")
+            table.add_column(col, justify="left" if left else "right", no_wrap=True)
         for c in ckpts:
             bw = write_gb_per_s(c)
             table.add_row(
+                *((f"{c.created_at:%H:%M:%S}",) if saved else ()),
                 stage_label(c.stage),
                 f"{c.step:,}",
                 f"{c.size_gb:,.0f}",
