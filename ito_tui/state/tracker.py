@@ -22,6 +22,8 @@ class RunTracker:
         self.state = RunState.from_run(run) if isinstance(run, Run) else RunState.empty(run)
         self.bank = TelemetryBank()
         self.log = EventLog(log_capacity)
+        self._logged = 0
+        """The highest seq offered to the log."""
 
     @property
     def run_id(self) -> str:
@@ -32,12 +34,22 @@ class RunTracker:
         return self.state.last_seq
 
     def feed(self, event: EventBase) -> bool:
-        """Apply `event`; False (and nothing changes) when its seq was already seen."""
+        """Apply `event`; False (and the state does not change) when its seq was already
+        seen.
+
+        An event the state already holds because it was seeded from a later snapshot is
+        history: it goes to the log (once, in seq order) and nowhere else. A screen that
+        opens a run mid-way replays the stream from before its snapshot to fill the log.
+        """
         before = self.state
         if event.seq <= before.last_seq:
+            if event.seq > self._logged:
+                self._logged = event.seq
+                self.log.append(event)
             return False
         after = before.apply(event)
         self.state = after
+        self._logged = event.seq
         self.log.append(event)
         sample = getattr(event, "data", None)
         if isinstance(sample, TelemetrySample):

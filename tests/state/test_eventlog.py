@@ -6,10 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from ito_tui.contract import make_event
+from ito_tui.contract import Run, make_event
 from ito_tui.state import EventLog, RunTracker, describe
 
-from .sequence import RUN_ID, T0, showcase, telemetry_data
+from .sequence import RUN_ID, T0, run_snapshot, showcase, telemetry_data
 
 
 def test_log_is_bounded_and_keeps_the_newest() -> None:
@@ -129,3 +129,23 @@ def test_tracker_feeds_state_bank_and_log_once() -> None:
     assert len(t.log) == n  # telemetry lives in the charts, not the log
     # Keyed by the sample's ts (as a GET /telemetry backfill is), not the envelope's sim_ts.
     assert t.bank["loss"].last_x == late.data.ts.timestamp()  # type: ignore[attr-defined]
+
+
+def test_events_older_than_the_seeding_snapshot_go_to_the_log_only() -> None:
+    events = showcase()
+    middle = events[len(events) // 2].seq
+    t = RunTracker(Run.model_validate(run_snapshot(last_seq=middle)))
+    before = t.state
+    # Replayed from the start (a screen opening the run mid-way): history is logged,
+    # in order and once, and nothing of it reaches the state or the charts.
+    assert not any(t.feed(e) for e in events if e.seq <= middle)
+    assert not any(t.feed(e) for e in events if e.seq <= middle)  # a reconnect's replay
+    assert t.state is before and t.bank["loss"].count == 0
+    logged = [e.seq for e in t.log]
+    worthy = [
+        e.seq for e in events if e.seq <= middle and e.type not in ("telemetry", "stage.progress")
+    ]
+    assert logged == worthy and len(logged) > 3
+    # Then the live events apply as always.
+    assert all(t.feed(e) for e in events if e.seq > middle)
+    assert [e.seq for e in t.log][: len(worthy)] == worthy and t.last_seq == events[-1].seq

@@ -84,6 +84,34 @@ async def test_showcase_stages_pass_in_order(sim_factory: Callable[..., Any], tm
         assert kinds[-1] == "run_end"
 
 
+async def test_a_run_opened_after_it_ended_shows_its_history_in_the_log(
+    sim_factory: Callable[..., Any], tmp_path: Path
+):
+    sim = sim_factory(scenario="gate-fail", speed=SPEED)
+    run_id = await start_run(sim.url, "gate-fail")
+    async with ItoClient(sim.url, token=SecretStr("s3cret")) as client:
+        for _ in range(600):
+            if (run := await client.run(run_id)).terminal:
+                break
+            await asyncio.sleep(0.05)
+    assert run.terminal
+    app, _client = live_app(sim.url, run_id, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
+        screen = pipeline_of(app)
+        await wait_for(pilot, lambda: screen.tracker.log.appended > 5, what="the history")
+        await pilot.pause(0.3)
+        # Everything happened before the screen opened: the log says what, in order...
+        seqs = [e.seq for e in screen.tracker.log]
+        assert seqs == sorted(set(seqs)) and seqs[-1] <= run.last_event_seq
+        types = [e.type for e in screen.tracker.log]
+        assert types[0] == "run.accepted" and "gate.failed" in types and types[-1] == "run.failed"
+        # ...while the state is the snapshot's, and nothing old rings or toasts.
+        assert screen.run_state.last_seq == run.last_event_seq
+        assert screen.run_state.outcome == "gate_failed"
+        assert screen._alerter is not None and list(screen._alerter.sent) == []
+
+
 @pytest.mark.faults
 async def test_gate_fail_banner_and_no_way_past(sim_factory: Callable[..., Any], tmp_path: Path):
     sim = sim_factory(scenario="gate-fail", speed=SPEED)

@@ -56,6 +56,9 @@ TABLE_INTERVAL_S = 0.5
 """Tables (stage detail, timeline) repaint at most twice a second."""
 BACKFILL_POINTS = 2000
 """Telemetry points fetched on open and after a resync (the series bucket them anyway)."""
+HISTORY_EVENTS = 5000
+"""Events before the snapshot replayed on open, for the event log's history (at most half
+the server's retention, which would otherwise answer with a resync)."""
 
 FAST = frozenset({"stages", "charts", "log", "strip"})
 SLOW = frozenset({"detail", "timeline"})
@@ -188,8 +191,9 @@ class PipelineScreen(Screen[None]):
                 # A run that waits for a person shows what it waits for when opened.
                 self.open_proposal()
         await self._backfill()
+        # From before the snapshot: the events up to it fill the log (`RunTracker.feed`).
         stream = client.events(
-            self.run_id, since_seq=run.last_event_seq, on_state=self._on_connection
+            self.run_id, since_seq=self._history_from(run), on_state=self._on_connection
         )
         try:
             async for event in stream:
@@ -217,6 +221,13 @@ class PipelineScreen(Screen[None]):
         self.charts.ingest_backfill(page.items)
         self._mark("charts")
 
+    def _history_from(self, run: Run) -> int:
+        caps = shell(self).session.capabilities
+        history = HISTORY_EVENTS
+        if caps is not None:
+            history = min(history, caps.limits.event_retention // 2)
+        return max(0, run.last_event_seq - history)
+
     def _seed(self, run: Run) -> None:
         self.tracker.seed(run)
         self.loaded = True
@@ -238,8 +249,13 @@ class PipelineScreen(Screen[None]):
     def _on_event(self, event: EventBase) -> None:
         """Apply one event now; the repaint it needs is coalesced."""
         before = self.run_state
+        logged = self.tracker.log.appended
         if not self.tracker.feed(event):
-            return  # a duplicate (seq already applied): nothing changes, nothing is logged
+            # History (from before the snapshot) or a duplicate: the state is unchanged;
+            # history may have added a log line.
+            if self.tracker.log.appended != logged:
+                self._mark("log")
+            return
         after = self.run_state
         # Stage times are on the backend's (simulated, in a demo) clock: compare like with like.
         self._last_event_ts = event.sim_ts or event.ts
