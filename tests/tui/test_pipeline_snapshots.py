@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -42,6 +43,17 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.6)
 
 
+def on_tab(key: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """A `run_before` that lets the script play out, then shows the pipeline tab `key`."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press(key)
+        await pilot.pause(0.6)
+
+    return run_before
+
+
 def pipeline_app(client: FakeClient, **kw: Any) -> RunScreensHarness:
     return RunScreensHarness(client, PipelineScreen(RUN_ID), **kw)
 
@@ -74,13 +86,7 @@ def test_pipeline_event_log(snap_compare: Any, size: tuple[int, int]) -> None:
     (manifest.ready, plan.selected, checkpoint…), at 80 columns the summary alone, cut
     with … where it does not fit."""
     client = FakeClient(script=pretrain_script().events)
-
-    async def events_tab(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await pilot.press("3")
-        await pilot.pause(0.3)
-
-    assert snap_compare(pipeline_app(client), terminal_size=size, run_before=events_tab)
+    assert snap_compare(pipeline_app(client), terminal_size=size, run_before=on_tab("3"))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -90,13 +96,7 @@ def test_pipeline_checkpoints_and_faults(snap_compare: Any, size: tuple[int, int
     and the headers in words); then Faults (1): the node failure on gpu-node-07, its
     resume after 18 min marked as an SLO breach (⚠)."""
     client = FakeClient(script=pretrain_script().events)
-
-    async def timeline_tab(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await pilot.press("2")
-        await pilot.pause(0.6)
-
-    assert snap_compare(pipeline_app(client), terminal_size=size, run_before=timeline_tab)
+    assert snap_compare(pipeline_app(client), terminal_size=size, run_before=on_tab("2"))
 
 
 @pytest.mark.parametrize("size", SIZES)
