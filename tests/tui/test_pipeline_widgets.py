@@ -95,6 +95,8 @@ def test_the_runs_list_says_what_needs_a_person(
     row = dict(zip(COLUMNS, row_of(run, "bold", "red"), strict=True))
     assert str(row["needs you"]) == shown
     assert str(row["stage"]) == "mid-train"  # which stage's gate, for a failed one
+    # The header says which clock the time is on, as the event log and checkpoints do.
+    assert str(row["updated UTC"]) == f"{run.updated_at.astimezone(UTC):%m-%d %H:%M:%S}"
 
 
 def test_alerts_and_title_follow_events() -> None:

@@ -38,7 +38,7 @@ STATE_FILTERS: tuple[str | None, ...] = (
 )
 """What the filter key cycles through; `active` is every state that has not ended."""
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
-COLUMNS = ("run", "state", "needs you", "stage", "spend / budget", "booking", "updated")
+COLUMNS = ("run", "state", "needs you", "stage", "spend / budget", "booking", "updated UTC")
 FAILURE_WORDS = {
     "gate_failed": "gate failed",
     "budget_exhausted": "budget spent",
