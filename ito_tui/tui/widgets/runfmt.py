@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from rich.text import Text
 
-from ito_tui.textsafe import visible
+from ito_tui.tui.format import safe as safe  # one definition, re-exported for the widgets
 
 STATE_GLYPHS: dict[str, str] = {
     "pending": "·",
@@ -41,11 +41,6 @@ STAGE_LABELS: dict[str, str] = {
     "dpo": "DPO",
     "rlvr": "RLVR",
 }
-
-
-def safe(value: object) -> str:
-    """A backend string made safe to show: control characters made visible."""
-    return visible(str(value))
 
 
 def literal(value: object, style: str = "") -> Text:
