@@ -34,6 +34,7 @@ from .pipeline_fakes import (
     summary,
 )
 from .pipeline_harness import RunScreensHarness
+from .shell_helpers import screen_text
 from .test_pipeline_snapshots import settle
 
 
@@ -180,6 +181,23 @@ async def test_event_log_lines_say_when_they_happened(
             assert (line[9:16] == f"{entry.seq:>6} ") is with_seq
         caption = str(screen.query_one("#log-caption", Static).content)
         assert caption.startswith("times UTC · filter: all")
+
+
+async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons() -> None:
+    # The script breaches an SLO (a toast) a moment before the proposal opens its modal.
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ProposalModal)
+        assert "SLO breached" in screen_text(pilot)  # still shown: nothing is lost
+        for button in modal.query(Button):
+            if button.display:
+                region = button.region
+                for x in range(region.x, region.right):
+                    widget, _ = modal.get_widget_at(x, region.y)
+                    assert widget is button, (str(button.label), type(widget).__name__)
 
 
 async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_closes() -> None:

@@ -74,6 +74,10 @@ class ProposalModal(ModalScreen[str | None]):
     ProposalModal #reject { background: $gate-failed 30%; }
     ProposalModal Button:focus { text-style: bold reverse; }
     ProposalModal #confirm-label { height: auto; margin-top: 1; }
+    /* A toast raised just before the modal opened shows in the rows above it (header and
+       strips), never over the proposal (at 80×24 one hid Approve for its 5 s). */
+    ProposalModal > ToastRack { dock: top; align: right top; margin-bottom: 0; }
+    ProposalModal Toast { margin-top: 0; padding: 0 1; }
     """
 
     BINDINGS = [
