@@ -200,6 +200,22 @@ async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons
                     assert widget is button, (str(button.label), type(widget).__name__)
 
 
+async def test_text_typed_on_a_button_of_the_proposal_modal_becomes_the_comment() -> None:
+    client = FakeClient(script=pretrain_script(spike=True).events)
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ProposalModal)
+        assert modal.focused is modal.query_one("#decide-later")  # the safe default
+        await pilot.press(*"spike: roll back")  # in one burst, as a person types
+        comment = modal.query_one("#comment", Input)
+        assert comment.value == "spike: roll back" and modal.focused is comment
+        await pilot.press("tab", "tab", "enter")  # Decide later, Reject
+        await pilot.pause(0.3)
+        assert [(d[0], d[2]) for d in client.decisions] == [("reject", "spike: roll back")]
+
+
 async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_closes() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)
     app = RunScreensHarness(client, PipelineScreen(RUN_ID))

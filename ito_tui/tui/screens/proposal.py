@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -133,6 +133,9 @@ class ProposalModal(ModalScreen[str | None]):
                 placeholder="comment (recorded with your decision)",
                 id="comment",
                 max_length=2000,
+                # Typing on a button lands here (`on_key`): selecting on focus would make
+                # the next letter replace what was written.
+                select_on_focus=False,
                 classes="-hidden" if self.read_only else "",
             )
             with Horizontal(id="choices"):
@@ -160,6 +163,19 @@ class ProposalModal(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.proposal = self._initial
         self._show(self._initial)
+
+    def on_key(self, event: events.Key) -> None:
+        """Text typed while a button has focus goes to the comment, where it was meant to
+        go (the modal opens on Decide later; the letters were dropped)."""
+        if not (event.is_printable and event.character and isinstance(self.focused, Button)):
+            return
+        comment = self.query_one("#comment", Input)
+        if comment.has_class("-hidden") or comment.disabled:
+            return
+        event.stop()
+        event.prevent_default()
+        comment.focus()
+        comment.insert_text_at_cursor(event.character)
 
     def shows(self, proposal_id: str) -> bool:
         """Whether this modal is about `proposal_id`."""
