@@ -200,7 +200,7 @@ async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons
                     assert widget is button, (str(button.label), type(widget).__name__)
 
 
-async def test_text_typed_on_a_button_of_the_proposal_modal_becomes_the_comment() -> None:
+async def test_text_typed_on_a_button_becomes_the_comment_sent_with_the_decision() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)
     app = RunScreensHarness(client, PipelineScreen(RUN_ID))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -213,7 +213,7 @@ async def test_text_typed_on_a_button_of_the_proposal_modal_becomes_the_comment(
         assert comment.value == "spike: roll back" and modal.focused is comment
         await pilot.press("tab", "tab", "enter")  # Decide later, Reject
         await pilot.pause(0.3)
-        assert [(d[0], d[2]) for d in client.decisions] == [("reject", "spike: roll back")]
+        assert [d[:3] for d in client.decisions] == [("reject", "prop_91c2", "spike: roll back")]
 
 
 async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_closes() -> None:
@@ -290,17 +290,6 @@ async def test_decision_retry_reuses_its_idempotency_key() -> None:
         modal = app.screen
         assert isinstance(modal, ProposalModal) and modal.proposal is not None
         assert str(modal.proposal.status) == "rejected"
-
-
-async def test_comment_is_sent_with_the_decision() -> None:
-    client = FakeClient(script=pretrain_script(spike=True).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.screen.query_one("#comment", Input).value = "bad shard 0417"
-        app.screen.query_one("#reject", Button).press()
-        await pilot.pause(0.3)
-        assert client.decisions[0][:3] == ("reject", "prop_91c2", "bad shard 0417")
 
 
 @pytest.mark.faults
