@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, timedelta
 from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from ito_tui.client.errors import BackendUnavailable
@@ -183,14 +186,22 @@ async def test_event_log_lines_say_when_they_happened(
         assert caption.startswith("times UTC · filter: all")
 
 
+@asynccontextmanager
+async def proposal_modal(
+    client: FakeClient, size: tuple[int, int] = (80, 24), **run: Any
+) -> AsyncIterator[tuple[Pilot[Any], ProposalModal]]:
+    """The pipeline over `client`'s script, settled with the proposal's modal on top."""
+    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    async with app.run_test(size=size, **run) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ProposalModal)
+        yield pilot, app.screen
+
+
 async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons() -> None:
     # The script breaches an SLO (a toast) a moment before the proposal opens its modal.
     client = FakeClient(script=pretrain_script(spike=True).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await settle(pilot)
-        modal = app.screen
-        assert isinstance(modal, ProposalModal)
+    async with proposal_modal(client, notifications=True) as (pilot, modal):
         assert "SLO breached" in screen_text(pilot)  # still shown: nothing is lost
         for button in modal.query(Button):
             if button.display:
@@ -202,11 +213,7 @@ async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons
 
 async def test_text_typed_on_a_button_becomes_the_comment_sent_with_the_decision() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        modal = app.screen
-        assert isinstance(modal, ProposalModal)
+    async with proposal_modal(client, (120, 40)) as (pilot, modal):
         assert modal.focused is modal.query_one("#decide-later")  # the safe default
         await pilot.press(*"spike: roll back")  # in one burst, as a person types
         comment = modal.query_one("#comment", Input)
@@ -295,11 +302,7 @@ async def test_decision_retry_reuses_its_idempotency_key() -> None:
 @pytest.mark.faults
 async def test_expired_proposal_says_so_and_sends_nothing_more() -> None:
     client = FakeClient(script=pretrain_script(spike=True).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        modal = app.screen
-        assert isinstance(modal, ProposalModal)
+    async with proposal_modal(client) as (pilot, modal):
         modal.proposal = Proposal.model_validate(proposal_body("expired"))
         await pilot.pause(0.1)
         assert "EXPIRED" in str(modal.query_one("#proposal-decided").render())
