@@ -5,13 +5,38 @@ event bodies) passes through `visible` before the CLI prints it or the TUI
 renders it, so an ANSI/OSC escape sequence, a carriage return or a bidi
 override can never act on the operator's terminal. The characters are shown,
 not dropped, so nothing the backend said is hidden.
+
+Invisible format characters (Unicode category Cf: zero-width space and joiners, bidi
+marks, the BOM, soft hyphen, interlinear annotation, tag characters, …) are shown
+escaped too (`\\u200b`): they hide text, reorder it or make two different ids look the
+same. The cost: an emoji ZWJ sequence (woman, ZWJ, laptop) shows as its emoji joined by
+`\\u200d`, a subdivision flag as tag characters (`\\U000e0067`…), and Persian or Indic
+text loses its ZWNJ/ZWJ shaping. Safer, and still readable.
 """
 
 from __future__ import annotations
 
+from ito_tui.redaction import redact_secrets
+
 __all__ = ["one_line", "visible"]
 
 _ELLIPSIS = "…"
+
+FORMAT_CHARACTERS = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD),
+    (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)  # fmt: skip
+"""Every character of category Cf in Unicode 15.1, as inclusive ranges.
+
+Written out rather than found with `unicodedata` at import: scanning the code space
+costs ~100 ms at every start, and a table from a newer Unicode than the running Python
+knows still catches what a newer terminal would act on. A test checks that it covers
+every Cf the running Python knows.
+"""
 
 
 def _build_table(keep_newlines: bool) -> dict[int, str]:
@@ -23,10 +48,12 @@ def _build_table(keep_newlines: bool) -> dict[int, str]:
     # C1 controls (CSI 0x9b, OSC 0x9d, ...) have no picture: show them escaped.
     for code in range(0x80, 0xA0):
         table[code] = f"\\x{code:02x}"
-    # Bidi overrides/isolates and line/paragraph separators can reorder or
-    # break what the operator reads ("trojan source"): show them escaped.
-    for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029, 0x200E, 0x200F):
-        table[code] = f"\\u{code:04x}"
+    # Format characters (bidi overrides, isolates and marks, zero-width ones, tags) and
+    # line/paragraph separators can hide, reorder or break what the operator reads
+    # ("trojan source"): show them escaped.
+    for first, last in (*FORMAT_CHARACTERS, (0x2028, 0x2029)):
+        for code in range(first, last + 1):
+            table[code] = f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
     # Lone surrogates cannot be encoded to UTF-8: printing one would raise.
     for code in range(0xD800, 0xE000):
         table[code] = f"\\u{code:04x}"
@@ -46,19 +73,25 @@ def visible(s: str, *, keep_newlines: bool = True) -> str:
     """Return `s` with every control character replaced by a visible stand-in.
 
     C0 controls become their Unicode control pictures (ESC -> "␛", CR -> "␍"),
-    DEL becomes "␡", C1 controls, bidi overrides and lone surrogates become
-    `\\x9b` / `\\u202e` / `\\ud800` text. Newline and tab are kept when
-    `keep_newlines` (the default).
+    DEL becomes "␡", C1 controls, format characters (bidi overrides, zero-width
+    space, tags: category Cf) and lone surrogates become `\\x9b` / `\\u202e` /
+    `\\U000e0041` / `\\ud800` text. Newline and tab are kept when `keep_newlines`
+    (the default). Registered secrets (`ito_tui.redaction`) are replaced, so a
+    backend echoing the token never shows it.
     """
+    s = redact_secrets(s)
     if s.isprintable() and (keep_newlines or ("\n" not in s and "\t" not in s)):
-        return s  # fast path: str.isprintable() is False for every control char
+        # Fast path: str.isprintable() is False for every control, format (Cf),
+        # separator (Zl, Zp), surrogate and unassigned code point.
+        return s
     return s.translate(_TABLE if keep_newlines else _TABLE_ONE_LINE)
 
 
 def one_line(s: str, max_len: int | None = None) -> str:
     """`visible(s)` on a single line: newlines and tabs become spaces, runs collapse,
     and the result is cut to `max_len` characters with a trailing "…"."""
-    text = " ".join(s.translate(_TABLE_ONE_LINE).split())
+    # Redact before cutting, so a cut can never leave a secret's prefix behind.
+    text = " ".join(redact_secrets(s).translate(_TABLE_ONE_LINE).split())
     if max_len is not None and len(text) > max_len:
         if max_len <= 1:
             return _ELLIPSIS[:max_len]
