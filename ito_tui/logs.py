@@ -2,9 +2,10 @@
 
 Nothing is logged to the terminal (it belongs to the TUI). Every record passes
 `RedactionFilter` before it is written: `Authorization:` values, anything
-shaped like a bearer token, and every token value registered at runtime
-(`register_secret`, done by `setup_logging` for `ITO_TOKEN`) become
-`[REDACTED]`, in the message, its arguments, exception text and stack.
+shaped like a bearer token, and every secret in `ito_tui.redaction`'s registry
+(`setup_logging` registers `ITO_TOKEN`; the client registers every token it
+sends) become `[REDACTED]`, in the message, its arguments, exception text and
+stack.
 """
 
 from __future__ import annotations
@@ -14,21 +15,18 @@ import logging
 import logging.handlers
 import os
 import re
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import paths
+from .redaction import REDACTED, redact_secrets, register_secret
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
-
     from .config import Settings
 
 __all__ = ["LOG_FILE", "RedactionFilter", "redact", "register_secret", "setup_logging"]
 
 LOG_FILE = "ito-tui.log"
-REDACTED = "[REDACTED]"
 MAX_BYTES = 1_000_000
 BACKUPS = 5
 
@@ -40,23 +38,11 @@ _PATTERNS = (
     re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]+=*"),
     re.compile(r"(?i)(\b(?:token|api[_-]?key|password|secret)['\"]?\s*[:=]\s*['\"]?)[^\s'\",}&]+"),
 )
-_secrets: set[str] = set()
-_lock = threading.Lock()
-
-
-def register_secret(value: str | SecretStr | None) -> None:
-    """Redact `value` wherever it appears in later log records (tokens ≥ 4 chars)."""
-    raw = value if value is None or isinstance(value, str) else value.get_secret_value()
-    if raw and len(raw) >= 4:
-        with _lock:
-            _secrets.add(raw)
 
 
 def redact(text: str) -> str:
     """`text` with every registered secret and token-shaped value replaced by [REDACTED]."""
-    for secret in sorted(_secrets, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, REDACTED)
+    text = redact_secrets(text)
     for pattern in _PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
     return text
