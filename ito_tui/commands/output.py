@@ -61,6 +61,31 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+MAX_CELL = 64
+"""Terminal cells a table cell may take (but the last column's) before it is cut."""
+
+
+def cell_width(text: str) -> int:
+    """The terminal cells `text` takes: wide characters 2, combining marks 0, SGR codes 0.
+
+    wcwidth (maintained, current Unicode tables, emoji and grapheme aware) is imported
+    on first use: ~7 ms that only a command printing a table pays.
+    """
+    import wcwidth
+
+    return int(wcwidth.width(text))
+
+
+def cut_cells(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` terminal cells, ending in "…" when cut."""
+    if cell_width(text) <= limit:
+        return text
+    import wcwidth
+
+    # A wide character split at the edge becomes a space; SGR codes stay balanced.
+    return wcwidth.clip(text, 0, max(limit - 1, 0)).rstrip() + "…"
+
+
 class Output:
     """Where and how a command prints: stdout for results, stderr for diagnostics."""
 
@@ -111,16 +136,26 @@ class Output:
         self.line(json.dumps(to_jsonable(value), ensure_ascii=True, separators=(",", ":")))
 
     def table(self, headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
-        """A plain left-aligned table; cells must already be safe text."""
-        rows = [list(r) for r in rows]
-        widths = [len(h) for h in headers]
+        """A plain left-aligned table; cells must already be safe text.
+
+        Columns are aligned by terminal cells, not by `len()`: an East-Asian wide
+        character or an emoji takes two cells, a combining accent none, and the SGR codes
+        of `style` none. A cell of any column but the last is cut to `MAX_CELL` cells
+        with "…", so one runaway name cannot push the other columns off the screen.
+        """
+        last = len(headers) - 1
+        rows = [[c if i == last else cut_cells(c, MAX_CELL) for i, c in enumerate(r)] for r in rows]
+        widths = [cell_width(h) for h in headers]
         for row in rows:
             for i, cell in enumerate(row):
-                widths[i] = max(widths[i], len(cell))
-        head = "  ".join(h.upper().ljust(widths[i]) for i, h in enumerate(headers))
-        self.line(self.style(head.rstrip(), "bold"))
+                widths[i] = max(widths[i], cell_width(cell))
+
+        def line(cells: Iterable[str]) -> str:
+            return "  ".join(c + " " * (widths[i] - cell_width(c)) for i, c in enumerate(cells))
+
+        self.line(self.style(line(h.upper() for h in headers).rstrip(), "bold"))
         for row in rows:
-            self.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip())
+            self.line(line(row).rstrip())
 
     def pairs(self, items: Iterable[tuple[str, str]], indent: int = 2) -> None:
         """`label  value` lines with aligned values; values must already be safe."""

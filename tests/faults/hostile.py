@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+import unicodedata
 from typing import Any
 
 import pytest
@@ -16,8 +17,17 @@ ESCAPES = (
     "\x1b]0;pwned\x07",  # OSC 0: set the window title
     "\x9b31m\x9d2;t\x9c\x85",  # C1: CSI, OSC, ST, NEL
 )
-POISON = " ".join(MARKUP + ESCAPES)
-VISIBLE = ("␛[2J", "␛]52;c;aGVsbG8=␇", "␛]0;pwned␇", "\\x9b31m")
+FORMATS = (
+    "zero\u200bwidth",  # zero-width space: two ids that look the same
+    "\u200eltr\u200f\u061c",  # bidi marks (LRM, RLM, Arabic letter mark)
+    "\ufeffbom\u00adsoft",  # byte order mark, soft hyphen
+    "\ufff9an\ufffanot\ufffb",  # interlinear annotation
+    "tag\U000e0041\U000e007f",  # tag characters (invisible ASCII)
+    "a\u200db\u2060c",  # zero-width joiner, word joiner
+)
+"""Invisible format characters (category Cf): hidden, or reordering, text."""
+POISON = " ".join(MARKUP + ESCAPES + FORMATS)
+VISIBLE = ("␛[2J", "␛]52;c;aGVsbG8=␇", "␛]0;pwned␇", "\\x9b31m", "zero\\u200bwidth")
 """How some of the escapes look once made visible (textsafe.visible)."""
 
 TEXT_KEYS = frozenset(
@@ -41,9 +51,16 @@ def poison(obj: Any, key: str | None = None, inside_summary: bool = False) -> An
 
 
 def raw_controls(text: str) -> list[str]:
-    """Control characters in `text` that could act on a terminal (all but newline and tab)."""
+    """Control characters in `text` that could act on a terminal (all but newline and tab),
+    and invisible format characters (category Cf) that hide or reorder what it shows."""
     return sorted(
-        {hex(ord(c)) for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0}
+        {
+            hex(ord(c))
+            for c in text
+            if (ord(c) < 0x20 and c not in "\n\t")
+            or 0x7F <= ord(c) < 0xA0
+            or unicodedata.category(c) == "Cf"
+        }
     )
 
 
