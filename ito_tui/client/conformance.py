@@ -25,8 +25,9 @@ from pydantic import TypeAdapter, ValidationError
 from ito_tui import __version__
 from ito_tui.contract import PROBLEM_CONTENT_TYPE, Capabilities, Problem
 
+from . import headers as wire
 from ._httpx import httpx
-from .http import TokenSource, read_capped
+from .http import ACCEPT_ENCODING, TokenSource, read_capped
 from .policy import MAX_JSON_BODY_BYTES, check_base_url, ssl_context
 
 __all__ = ["Answer", "Check", "CheckStatus", "ConformanceReport", "Probe"]
@@ -91,8 +92,7 @@ class Answer:
 
     @property
     def content_type(self) -> str:
-        value: str = self.headers.get("content-type", "")
-        return value.split(";")[0].strip().lower()
+        return wire.media_type(self.headers) or ""
 
 
 class CheckFailed(Exception):
@@ -122,7 +122,10 @@ class Probe:
             follow_redirects=False,
             verify=ssl_context(ca_bundle, https=target.https),
             trust_env=False,
-            headers={"User-Agent": f"ito-tui-check/{__version__}"},
+            headers={
+                "User-Agent": f"ito-tui-check/{__version__}",
+                "Accept-Encoding": ACCEPT_ENCODING,
+            },
         )
 
     async def aclose(self) -> None:
@@ -162,7 +165,7 @@ class Probe:
             body = await read_capped(response, MAX_JSON_BODY_BYTES, f"{method} {path}")
         finally:
             await response.aclose()
-        if "x-request-id" not in response.headers:
+        if wire.request_id(response.headers) is None:
             self.request_ids_missing.append(f"{method} {path} -> {response.status_code}")
         return Answer(response.status_code, response.headers, body)
 
@@ -207,7 +210,7 @@ def expect_problem(answer: Answer, status: int, code: str | None = None) -> Prob
         raise CheckFailed(f"problem body says status {problem.status}, HTTP said {status}")
     if code is not None and problem.code != code:
         raise CheckFailed(f"expected code {code}, got {problem.code}")
-    header_id = answer.headers.get("x-request-id")
+    header_id = wire.request_id(answer.headers)
     if problem.request_id and header_id and problem.request_id != header_id:
         raise CheckFailed("problem request_id differs from the X-Request-Id header")
     return problem

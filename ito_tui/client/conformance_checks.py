@@ -25,6 +25,8 @@ from ito_tui.contract import (
     parse_event,
 )
 
+from . import headers as wire
+from .body import iter_body, read_capped
 from .conformance import (
     CAPABILITIES,
     Answer,
@@ -89,11 +91,11 @@ async def read_sse(
     decoder = SSEDecoder(MAX_SSE_LINE_BYTES)
     try:
         if response.status_code != 200:
-            body = await response.aread()
-            return Answer(response.status_code, response.headers, body[:65536]), [], None
+            body = await read_capped(response, 65536, "GET /v1/runs/{id}/events")
+            return Answer(response.status_code, response.headers, body), [], None
         try:
             async with asyncio.timeout(SSE_READ_S):
-                async for chunk in response.aiter_raw():
+                async for chunk in iter_body(response, "GET /v1/runs/{id}/events"):
                     messages.extend(m for m in decoder.feed(chunk) if m.data)
                     if len(messages) >= limit:
                         break
@@ -436,8 +438,8 @@ async def _write_checks(probe: Probe, report: ConformanceReport, ctx: _Context) 
             headers={"Idempotency-Key": key},
         )
         expect_status(answer, 202)
-        if "location" not in answer.headers:
-            raise CheckFailed("202 without a Location header")
+        if wire.location(answer.headers) is None:
+            raise CheckFailed("202 without a (well-formed) Location header")
         created.append(expect_model(answer, Run))
         return f"accepted {created[0].run_id}"
 
@@ -451,7 +453,7 @@ async def _write_checks(probe: Probe, report: ConformanceReport, ctx: _Context) 
             headers={"Idempotency-Key": key},
         )
         expect_status(answer, 202)
-        if answer.headers.get("idempotent-replayed", "").lower() != "true":
+        if wire.replayed(answer.headers) is not True:
             raise CheckFailed("a replay did not say Idempotent-Replayed: true")
         if expect_model(answer, Run).run_id != created[0].run_id:
             raise CheckFailed("a replay created a second run")

@@ -4,18 +4,27 @@ Every error is an `ItoError` whose `str()` is safe to show an operator: the
 problem's title and detail (or a message of ours), never a token, a header or
 a stack trace. `error_from_reply` is the single place an HTTP status and body
 become one of these classes.
+
+Error text is a sink: whatever composed it, the message (and `request_id`,
+`field`) has every registered secret replaced and is cut to a readable length
+with "… (N bytes cut)" — a 1 MiB problem `detail` is not printed whole. The
+parsed `problem` itself is the server's data, kept as sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ito_tui.contract import FieldError, Problem, Proposal, Refusal
+from ito_tui.redaction import redact_secrets
 
-from .backoff import parse_retry_after
+from . import headers as wire
+
+if TYPE_CHECKING:
+    from ._httpx import httpx
 
 __all__ = [
     "AuthError",
@@ -30,8 +39,32 @@ __all__ = [
     "Refused",
     "TransportPolicyError",
     "ValidationFailed",
+    "cut_text",
     "error_from_reply",
 ]
+
+MAX_TITLE_BYTES = 200
+MAX_DETAIL_BYTES = 1000
+MAX_MESSAGE_BYTES = 2000
+"""Bounds of server text in an error message (UTF-8 bytes), and of the message as a whole."""
+
+
+def cut_text(text: str, max_bytes: int) -> str:
+    """`text` cut to at most `max_bytes` UTF-8 bytes (on a character boundary) plus
+    "… (N bytes cut)"; unchanged when it fits."""
+    if len(text) * 4 <= max_bytes:
+        return text  # fast path: no character takes more than 4 bytes
+    data = text.encode("utf-8", errors="surrogatepass")
+    if len(data) <= max_bytes:
+        return text
+    kept = data[:max_bytes].decode("utf-8", errors="ignore")
+    cut = len(data) - len(kept.encode("utf-8", errors="surrogatepass"))
+    return f"{kept}… ({cut:,} bytes cut)"
+
+
+def _safe(text: str, max_bytes: int) -> str:
+    # Redact before cutting, so a cut can never leave a secret's prefix behind.
+    return cut_text(redact_secrets(text), max_bytes)
 
 
 class ItoError(Exception):
@@ -51,12 +84,23 @@ class ItoError(Exception):
         endpoint: str = "",
         request_id: str | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__()
         self.message = message
         self.problem = problem
         self.status = status
         self.endpoint = endpoint
-        self.request_id = request_id or (problem.request_id if problem else None)
+        rid = request_id or (problem.request_id if problem else None)
+        self.request_id = _safe(rid, 200) if rid else None
+
+    @property
+    def message(self) -> str:
+        """The text shown to the operator: secrets redacted, server text bounded."""
+        return self._message
+
+    @message.setter
+    def message(self, value: str) -> None:
+        self._message = _safe(value, MAX_MESSAGE_BYTES)
+        self.args = (self._message,)
 
     @property
     def code(self) -> str | None:
@@ -144,7 +188,7 @@ class ProtocolError(ItoError):
 
     def __init__(self, message: str, *, field: str | None = None, **kw: Any) -> None:
         super().__init__(message, **kw)
-        self.field = field
+        self.field = _safe(field, 200) if field else None
 
 
 class TransportPolicyError(ItoError):
@@ -164,9 +208,10 @@ def parse_problem(body: bytes) -> Problem | None:
 def _message(problem: Problem | None, status: int, fallback: str) -> str:
     if problem is None:
         return f"{fallback} (HTTP {status})"
+    title = _safe(problem.title, MAX_TITLE_BYTES)
     if problem.detail:
-        return f"{problem.title}: {problem.detail}"
-    return problem.title
+        return f"{title}: {_safe(problem.detail, MAX_DETAIL_BYTES)}"
+    return title
 
 
 def _current_proposal(problem: Problem) -> Proposal | None:
@@ -180,11 +225,6 @@ def _current_proposal(problem: Problem) -> Proposal | None:
         except ValidationError:
             continue
     return None
-
-
-def parse_retry_after_header(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait per `Retry-After` (delta-seconds or HTTP-date); None if absent/invalid."""
-    return parse_retry_after(headers.get("retry-after"))
 
 
 _FALLBACK_TITLES = {
@@ -201,7 +241,7 @@ _FALLBACK_TITLES = {
 
 def error_from_reply(
     status: int,
-    headers: Mapping[str, str],
+    headers: httpx.Headers,
     body: bytes,
     *,
     endpoint: str,
@@ -219,7 +259,7 @@ def error_from_reply(
         "problem": problem,
         "status": status,
         "endpoint": endpoint,
-        "request_id": headers.get("x-request-id"),
+        "request_id": wire.request_id(headers),
     }
     code = problem.code if problem else None
     if 300 <= status < 400:
@@ -242,12 +282,12 @@ def error_from_reply(
     if status in (400, 422):
         return ValidationFailed(msg, errors=problem.errors if problem else None, **kw)
     if status == 429:
-        return RateLimited(msg, retry_after=parse_retry_after_header(headers), **kw)
+        return RateLimited(msg, retry_after=wire.retry_after(headers), **kw)
     if status == 501:
         name = (problem.capability if problem else None) or capability
         if problem is None:
             msg = f"The backend does not implement {name or 'this capability'} yet (HTTP 501)"
         return CapabilityMissing(msg, capability=name, **kw)
     if status >= 500:
-        return BackendUnavailable(msg, retry_after=parse_retry_after_header(headers), **kw)
+        return BackendUnavailable(msg, retry_after=wire.retry_after(headers), **kw)
     return ItoError(msg, **kw)

@@ -14,9 +14,13 @@ Every request goes through `Transport.send`, which owns the retry rules:
   on top of httpx's per-phase timeouts, so a server dripping a byte a second
   cannot hold a request forever.
 
-Bodies are read in chunks up to `MAX_JSON_BODY_BYTES`; redirects are never
-followed, so the Authorization header only ever goes to the configured host.
-The header is built per request from the token source and never logged.
+Bodies are read as they arrive and refused past `MAX_JSON_BODY_BYTES`, counted
+after decompression, a bounded step at a time (`body.iter_body`); redirects are
+never followed, so the Authorization header only ever goes to the configured
+host. The header is built per request from the token source and never logged;
+the token is registered with `ito_tui.redaction`, so every sink (logs, error
+text, screens) hides it. Parsing sees the bytes the server sent: nothing is
+redacted in data, and headers are read from their raw bytes (`headers`).
 """
 
 from __future__ import annotations
@@ -30,8 +34,12 @@ from typing import Any, TypeVar
 
 from pydantic import SecretStr, TypeAdapter, ValidationError
 
+from ito_tui.redaction import register_secret
+
+from . import headers as wire
 from ._httpx import httpx
 from .backoff import full_jitter
+from .body import ACCEPT_ENCODING, iter_body, read_capped
 from .errors import (
     AuthError,
     BackendUnavailable,
@@ -42,7 +50,16 @@ from .errors import (
 )
 from .policy import MAX_JSON_BODY_BYTES
 
-__all__ = ["Reply", "RetryPolicy", "TokenSource", "Transport", "decode"]
+__all__ = [
+    "ACCEPT_ENCODING",
+    "Reply",
+    "RetryPolicy",
+    "TokenSource",
+    "Transport",
+    "decode",
+    "iter_body",
+    "read_capped",
+]
 
 log = logging.getLogger("ito_tui.client")
 
@@ -68,7 +85,7 @@ class RetryPolicy:
 
 @dataclass(frozen=True)
 class Reply:
-    """A complete, size-checked answer."""
+    """A complete, size-checked answer; `headers` as they arrived (read them with `headers`)."""
 
     status: int
     headers: httpx.Headers
@@ -87,6 +104,9 @@ def _token_value(source: TokenSource | None) -> str | None:
     # raise an error quoting the header value; refuse it without echoing it.
     if not value or any(not (0x21 <= ord(c) <= 0x7E) for c in value):
         raise AuthError("The stored token contains characters not allowed in an HTTP header")
+    # Whatever its source (keyring, ITO_TOKEN, the TUI's cell), the token sent is one
+    # no sink may show.
+    register_secret(value)
     return value
 
 
@@ -127,7 +147,11 @@ class Transport:
             follow_redirects=False,
             verify=verify,
             trust_env=trust_env,
-            headers={"User-Agent": user_agent, "Accept": "application/json"},
+            headers={
+                "User-Agent": user_agent,
+                "Accept": "application/json",
+                "Accept-Encoding": ACCEPT_ENCODING,
+            },
         )
 
     async def aclose(self) -> None:
@@ -143,29 +167,10 @@ class Transport:
         return {"Authorization": f"Bearer {token}"} if token else {}
 
     @staticmethod
-    def redact(text: str, token: str | None) -> str:
-        """`text` with `token` replaced: for messages from libraries or a hostile server."""
-        return text.replace(token, "[redacted]") if token else text
-
-    @staticmethod
-    def scrub(data: bytes, token: str | None) -> bytes:
-        """`data` with `token` replaced: a hostile server may echo it into a message."""
-        if not token or token.encode() not in data:
-            return data
-        return data.replace(token.encode(), b"[redacted]")
-
-    @classmethod
-    def scrub_headers(cls, headers: httpx.Headers, token: str | None) -> httpx.Headers:
-        """`headers` with `token` replaced in every value (X-Request-Id, Location, ...)."""
-        if not token:
-            return headers
-        return httpx.Headers([(k, cls.redact(v, token)) for k, v in headers.multi_items()])
-
-    def unavailable(
-        self, exc: BaseException, endpoint: str, token: str | None
-    ) -> BackendUnavailable:
+    def unavailable(exc: BaseException, endpoint: str) -> BackendUnavailable:
+        """The error for a request that got no usable answer (its text is redacted by ItoError)."""
         kind = "timed out" if isinstance(exc, httpx.TimeoutException | TimeoutError) else "failed"
-        detail = self.redact(str(exc), token) or type(exc).__name__
+        detail = str(exc) or type(exc).__name__
         return BackendUnavailable(
             f"Backend unreachable: {endpoint} {kind} ({detail})", endpoint=endpoint
         )
@@ -201,10 +206,9 @@ class Transport:
                         clean_params,
                         body,
                         {**headers, **self.auth_headers(token)},
-                        token,
                     )
             except _NOTHING_SENT as exc:
-                last = self.unavailable(exc, endpoint, token)
+                last = self.unavailable(exc, endpoint)
                 if _tls_verify_failed(exc):
                     # Retrying cannot fix a certificate; say what can.
                     last.message += (
@@ -213,7 +217,7 @@ class Transport:
                     )
                     raise last from None
             except _TRANSIENT as exc:
-                last = self.unavailable(exc, endpoint, token)
+                last = self.unavailable(exc, endpoint)
                 if not retryable:
                     raise last from None
             else:
@@ -255,55 +259,22 @@ class Transport:
         params: Mapping[str, Any],
         body: bytes | None,
         headers: Mapping[str, str],
-        token: str | None,
     ) -> Reply:
         request = self.http.build_request(
             method, path, params=params, content=body, headers=headers
         )
         response = await self.http.send(request, stream=True)
         try:
-            headers = self.scrub_headers(response.headers, token)
             if 300 <= response.status_code < 400:
-                return Reply(response.status_code, headers, b"", endpoint)
+                return Reply(response.status_code, response.headers, b"", endpoint)
             data = await read_capped(response, self.max_body_bytes, endpoint)
         finally:
             await response.aclose()
-        return Reply(response.status_code, headers, self.scrub(data, token), endpoint)
+        return Reply(response.status_code, response.headers, data, endpoint)
 
 
-async def read_capped(response: httpx.Response, cap: int, endpoint: str) -> bytes:
-    """The decoded body, refusing (ProtocolError) past `cap` bytes without buffering more."""
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared[:15]) > cap:
-        raise ProtocolError(
-            f"{endpoint}: response of {int(declared[:15])} bytes exceeds the {cap}-byte limit",
-            status=response.status_code,
-            endpoint=endpoint,
-        )
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise ProtocolError(
-                    f"{endpoint}: response exceeds the {cap}-byte limit",
-                    status=response.status_code,
-                    endpoint=endpoint,
-                )
-            chunks.append(chunk)
-    except httpx.DecodingError:
-        raise ProtocolError(
-            f"{endpoint}: response body could not be decoded (bad Content-Encoding)",
-            status=response.status_code,
-            endpoint=endpoint,
-        ) from None
-    return b"".join(chunks)
-
-
-def _is_json(content_type: str) -> bool:
-    media = content_type.split(";", 1)[0].strip().lower()
-    return media == "application/json" or media.endswith("+json")
+def _is_json(media: str | None) -> bool:
+    return media is not None and (media == "application/json" or media.endswith("+json"))
 
 
 def decode(adapter: TypeAdapter[T], reply: Reply) -> T:
@@ -312,11 +283,11 @@ def decode(adapter: TypeAdapter[T], reply: Reply) -> T:
     kw: dict[str, Any] = {
         "status": reply.status,
         "endpoint": endpoint,
-        "request_id": reply.headers.get("x-request-id"),
+        "request_id": wire.request_id(reply.headers),
     }
-    content_type = reply.headers.get("content-type", "")
-    if not _is_json(content_type):
-        shown = content_type[:60] or "none"
+    media = wire.media_type(reply.headers)
+    if not _is_json(media):
+        shown = (media or "none")[:60]
         raise ProtocolError(f"{endpoint}: expected JSON, got content type {shown!r}", **kw)
     try:
         return adapter.validate_json(reply.body)

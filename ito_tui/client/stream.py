@@ -44,7 +44,8 @@ from ito_tui.contract import EventBase, EventParseError, Run, UnknownEvent, now_
 from ._httpx import httpx
 from .backoff import full_jitter
 from .errors import BackendUnavailable, ItoError, ProtocolError, RateLimited, error_from_reply
-from .http import read_capped
+from .headers import media_type
+from .http import iter_body, read_capped
 from .policy import StreamPolicy
 from .sse import SSEDecoder, SSELineTooLong, SSEMessage
 
@@ -187,7 +188,7 @@ class EventStream:
                         if error is None:
                             self._set(status="live", attempt=0, retry_in_s=None, error=None)
                             pause_at = time.monotonic() + self._policy.slice_s
-                            async for chunk in response.aiter_bytes():
+                            async for chunk in iter_body(response, ENDPOINT):
                                 for message in decoder.feed(chunk):
                                     event = self._accept(message)
                                     if event is None:
@@ -207,7 +208,7 @@ class EventStream:
                         f"{ENDPOINT}: {exc}", field="data", endpoint=ENDPOINT
                     ) from None
                 except (httpx.TransportError, httpx.DecodingError) as exc:
-                    error = self._client.transport.unavailable(exc, ENDPOINT, self._token)
+                    error = self._client.transport.unavailable(exc, ENDPOINT)
                     if isinstance(exc, httpx.ReadTimeout):
                         error.message = f"event stream stalled: no data for {self._stall_s:g} s"
                 if decoder.retry_ms is not None:
@@ -256,10 +257,9 @@ class EventStream:
         status = response.status_code
         if status == 204:
             raise _Stop
-        transport = self._client.transport
-        headers = transport.scrub_headers(response.headers, self._token)
+        headers = response.headers
         if status == 200:
-            media = headers.get("content-type", "").split(";")[0].strip().lower()
+            media = media_type(headers) or ""
             if media != "text/event-stream":
                 raise ProtocolError(
                     f"{ENDPOINT}: expected text/event-stream, got {media[:60] or 'none'!r}",
@@ -268,7 +268,6 @@ class EventStream:
                 )
             return None
         body = b"" if 300 <= status < 400 else await read_capped(response, 64 * 1024, ENDPOINT)
-        body = transport.scrub(body, self._token)
         error = error_from_reply(status, headers, body, endpoint=ENDPOINT, capability="runs.events")
         if isinstance(error, RateLimited) or status in (500, 502, 503, 504):
             return error
@@ -285,9 +284,6 @@ class EventStream:
     def _accept(self, message: SSEMessage) -> EventBase | None:
         """The event to yield for `message`, or None (duplicate, stale, unusable)."""
         event: EventBase | None
-        redacted = self._client.transport.redact(message.data, self._token)
-        if redacted != message.data:
-            message = replace(message, data=redacted)
         try:
             event = parse_event(message.data)
         except EventParseError as exc:
