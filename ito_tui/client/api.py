@@ -11,6 +11,8 @@ Use one client per backend for the program's lifetime:
 Methods return contract models or raise `ito_tui.client.errors` types. A
 method whose endpoint needs a capability calls `require` first, so a backend
 that lists the capability as missing is never asked (and a 501 is final).
+Every answer is checked against its question (`answers`): the run, booking or
+proposal asked about, the filters of a listing, a decision's outcome.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ from ito_tui.contract import (
     WhoAmI,
 )
 
-from .errors import CapabilityMissing, ProtocolError, ValidationFailed
+from .answers import after_seq, check_conflict, check_decision, check_items, check_same
+from .errors import CapabilityMissing, Conflict, ProtocolError, ValidationFailed
 from .http import RetryPolicy, TokenSource, Transport, decode
 from .policy import StreamPolicy, check_base_url, ssl_context
 
@@ -226,53 +229,54 @@ class ItoClient:
 
     async def bookings(self, status: str | None = None, all_pages: bool = True) -> list[Booking]:
         """`GET /v1/bookings?status=`, following `next_cursor` unless `all_pages=False`."""
-        return await self._all_pages(
-            _BOOKING_PAGE(),
-            "/v1/bookings",
-            "GET /v1/bookings",
-            "bookings.read",
-            {"status": status},
-            all_pages,
+        endpoint = "GET /v1/bookings"
+        filters = {"status": status}
+        items = await self._all_pages(
+            _BOOKING_PAGE(), "/v1/bookings", endpoint, "bookings.read", filters, all_pages
         )
+        check_items(endpoint, items, status=status)
+        return items
 
     async def booking(self, booking_id: str) -> Booking:
         """`GET /v1/bookings/{id}`."""
+        endpoint = "GET /v1/bookings/{id}"
         result: Booking = await self._get(
-            _BOOKING(), f"/v1/bookings/{_seg(booking_id)}", "GET /v1/bookings/{id}", "bookings.read"
+            _BOOKING(), f"/v1/bookings/{_seg(booking_id)}", endpoint, "bookings.read"
         )
+        check_same(endpoint, "booking_id", result.booking_id, booking_id, "booking")
         return result
 
     async def runs(
         self, state: str | None = None, booking_id: str | None = None
     ) -> list[RunSummary]:
         """`GET /v1/runs?state=&booking_id=`, all pages."""
-        return await self._all_pages(
-            _RUN_PAGE(),
-            "/v1/runs",
-            "GET /v1/runs",
-            "runs.read",
-            {"state": state, "booking_id": booking_id},
-            True,
-        )
+        endpoint = "GET /v1/runs"
+        filters = {"state": state, "booking_id": booking_id}
+        items = await self._all_pages(_RUN_PAGE(), "/v1/runs", endpoint, "runs.read", filters, True)
+        check_items(endpoint, items, **filters)
+        return items
 
     async def run(self, run_id: str) -> Run:
         """`GET /v1/runs/{id}`: the full snapshot, with `last_event_seq`."""
-        result: Run = await self._get(
-            _RUN(), f"/v1/runs/{_seg(run_id)}", "GET /v1/runs/{id}", "runs.read"
-        )
+        endpoint = "GET /v1/runs/{id}"
+        result: Run = await self._get(_RUN(), f"/v1/runs/{_seg(run_id)}", endpoint, "runs.read")
+        check_same(endpoint, "run_id", result.run_id, run_id, "run")
         return result
 
     async def telemetry(
         self, run_id: str, since_seq: int | None = None, max_points: int | None = None
     ) -> TelemetryPage:
         """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=`."""
+        endpoint = "GET /v1/runs/{id}/telemetry"
         result: TelemetryPage = await self._get(
             _TELEMETRY(),
             f"/v1/runs/{_seg(run_id)}/telemetry",
-            "GET /v1/runs/{id}/telemetry",
+            endpoint,
             "runs.telemetry",
             {"since_seq": since_seq, "max_points": max_points},
         )
+        # Samples carry no run_id (API.md): what can be checked is that they follow since_seq.
+        after_seq(endpoint, (item.seq for item in result.items), since_seq)
         return result
 
     async def checkpoints(self, run_id: str) -> list[Checkpoint]:
@@ -287,13 +291,15 @@ class ItoClient:
 
     async def proposals(self, run_id: str, status: str | None = None) -> list[Proposal]:
         """`GET /v1/runs/{id}/proposals?status=`."""
+        endpoint = "GET /v1/runs/{id}/proposals"
         result: list[Proposal] = await self._get(
             _PROPOSALS(),
             f"/v1/runs/{_seg(run_id)}/proposals",
-            "GET /v1/runs/{id}/proposals",
+            endpoint,
             "proposals.read",
             {"status": status},
         )
+        check_items(endpoint, result, run_id=run_id, status=status)
         return result
 
     # ------------------------------------------------------------ writes
@@ -327,9 +333,10 @@ class ItoClient:
 
     async def create_run(self, spec: TrainingSpec, idempotency_key: str | None = None) -> Run:
         """`POST /v1/runs` with an Idempotency-Key (a new uuid4 when not given)."""
-        result: Run = await self._post(
-            _RUN(), "/v1/runs", "POST /v1/runs", "runs.create", spec, idempotency_key or _new_key()
-        )
+        endpoint = "POST /v1/runs"
+        key = idempotency_key or _new_key()
+        result: Run = await self._post(_RUN(), "/v1/runs", endpoint, "runs.create", spec, key)
+        check_same(endpoint, "booking_id", result.booking_id, spec.booking_id, "booking")
         return result
 
     async def approve(
@@ -347,28 +354,36 @@ class ItoClient:
     async def _decide(
         self, verb: str, proposal_id: str, comment: str | None, idempotency_key: str | None
     ) -> Proposal:
-        result: Proposal = await self._post(
-            _PROPOSAL(),
-            f"/v1/proposals/{_seg(proposal_id)}/{verb}",
-            f"POST /v1/proposals/{{id}}/{verb}",
-            "proposals.decide",
-            Decision(comment=comment),
-            idempotency_key or _new_key(),
-        )
+        endpoint = f"POST /v1/proposals/{{id}}/{verb}"
+        try:
+            result: Proposal = await self._post(
+                _PROPOSAL(),
+                f"/v1/proposals/{_seg(proposal_id)}/{verb}",
+                endpoint,
+                "proposals.decide",
+                Decision(comment=comment),
+                idempotency_key or _new_key(),
+            )
+        except Conflict as exc:
+            check_conflict(endpoint, proposal_id, exc)
+            raise
+        check_decision(endpoint, verb, proposal_id, result)
         return result
 
     async def cancel_run(
         self, run_id: str, reason: str | None = None, idempotency_key: str | None = None
     ) -> Run:
         """`POST /v1/runs/{id}/cancel`; Conflict `run.terminal` if the run already ended."""
+        endpoint = "POST /v1/runs/{id}/cancel"
         result: Run = await self._post(
             _RUN(),
             f"/v1/runs/{_seg(run_id)}/cancel",
-            "POST /v1/runs/{id}/cancel",
+            endpoint,
             "runs.cancel",
             CancelRequest(reason=reason),
             idempotency_key or _new_key(),
         )
+        check_same(endpoint, "run_id", result.run_id, run_id, "run")
         return result
 
     async def inject(self, run_id: str, kind: str, params: dict[str, Any] | None = None) -> None:

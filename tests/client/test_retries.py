@@ -103,7 +103,13 @@ async def test_given_idempotency_key_is_used_on_every_attempt(
     server: FakeServer, client: ItoClient
 ) -> None:
     path = "/v1/proposals/prop_1/approve"
-    flaky(server, "POST", path, [(503, {"Retry-After": "0"})], (200, samples.proposal()))
+    flaky(
+        server,
+        "POST",
+        path,
+        [(503, {"Retry-After": "0"})],
+        (200, samples.proposal(status="approved")),
+    )
     await client.approve("prop_1", idempotency_key="key-123")
     keys = [r.headers["idempotency-key"] for r in server.requests("POST", path)]
     assert keys == ["key-123", "key-123"]

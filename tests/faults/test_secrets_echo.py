@@ -128,12 +128,16 @@ class Echo:
 
 
 def rendered(exc: BaseException) -> str:
-    """Everything an operator or a log could see of `exc`."""
-    parts = ["".join(traceback.format_exception(exc)), str(exc), repr(exc)]
+    """Everything an operator or a log could see of `exc`.
+
+    Not `exc.problem`: that is the server's data, parsed from the bytes it sent
+    (redaction is for sinks, never for data); what is shown of it is the message.
+    """
+    parts = ["".join(traceback.format_exception(exc)), str(exc), repr(exc), str(exc.args)]
     if isinstance(exc, ItoError):
         parts += [str(exc.request_id), exc.endpoint, str(exc.code)]
-        if exc.problem is not None:
-            parts.append(exc.problem.model_dump_json())
+        if isinstance(exc, ProtocolError):
+            parts.append(str(exc.field))
     return "\n".join(parts)
 
 
@@ -184,7 +188,7 @@ async def test_whoami_401_with_the_token_in_every_header_and_member(
 
 
 def test_the_echo_server_really_echoes(serve_asgi: Callable[[ASGIApp], str]) -> None:
-    """Guard for the tests above: without the client's scrubbing the token would be there."""
+    """Guard for the tests above: without the client's redaction the token would be there."""
     import httpx
 
     echo = Echo()
@@ -239,7 +243,7 @@ async def test_tui_notifications_and_terminal_title_never_show_an_echoed_token(
             str(w.render()) for screen in app.screen_stack for w in screen.query("*")
         )
     assert titles and written, "the pipeline never wrote a terminal title"
-    # The echo really reached the operator's screen: only the token itself was scrubbed.
+    # The echo really reached the operator's screen: only the token itself was redacted.
     assert any("the token you sent was Bearer" in n for n in notified), notified
     everything = "\n".join([*notified, *shown, *titles, *written, screen_text])
     assert not leaks(everything), everything
