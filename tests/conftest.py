@@ -81,6 +81,14 @@ def sim_config(db_path: Path, **overrides: Any) -> SimConfig:
     return replace(base, **overrides)
 
 
+@pytest.fixture(autouse=True)
+def forget_registered_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tokens a test's client sent stay redacted in that test only (the registry is per process)."""
+    from ito_tui import redaction
+
+    monkeypatch.setattr(redaction, "_SECRETS", redaction._SECRETS)
+
+
 @pytest.fixture
 def sim_factory(tmp_path: Any) -> Iterator[Callable[..., SimHandle]]:
     """Start simulated backends with SimConfig overrides; all stop at teardown."""
