@@ -1,19 +1,34 @@
 """Commands that run something locally: the TUI, the demo, the browser server, the simulator.
 
 Each imports its implementation lazily inside the handler, so the headless
-commands never load textual, uvicorn or the simulator.
+commands never load textual, uvicorn or the simulator. The simulator and the
+browser mode are optional extras of the package (`demo`, `serve`): their
+commands check for them by name first and, when one is missing, exit 2 with
+the command that installs it. `contract` prints the OpenAPI document shipped
+in the package, so it needs neither.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib.util
+from importlib import resources
 from typing import Any
 
 from .context import CommandError, Context
 from .exitcodes import ExitCode
 
 SCENARIOS = ("showcase", "happy", "gate-fail", "loss-spike", "node-failure", "budget", "refused")
+
+EXTRAS: dict[str, dict[str, str]] = {
+    "demo": {"fastapi": "fastapi", "uvicorn": "uvicorn", "sse_starlette": "sse-starlette"},
+    "serve": {"textual_serve": "textual-serve"},
+}
+"""Import name -> distribution of what each optional extra of pyproject.toml installs (a
+test checks them against each other)."""
+
+OPENAPI = ("contract", "openapi.json")
+"""Where the package ships the contract's OpenAPI document (made by scripts/openapi.py)."""
 
 
 def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpFormatter]) -> None:
@@ -94,9 +109,38 @@ def cmd_tui(ctx: Context) -> int:
     return int(run_tui(settings, read_only=bool(getattr(ctx.args, "read_only", False))) or 0)
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses the name: not usable either
+        return False
+
+
+def require_extras(command: str, *extras: str) -> None:
+    """Raise a usage error naming the install command when `command` needs an extra that
+    is not installed. Looked up by name only: nothing of the extra is imported here."""
+    missing = {
+        dist: extra
+        for extra in extras
+        for module, dist in EXTRAS[extra].items()
+        if not _installed(module)
+    }
+    if not missing:
+        return
+    spec = f"ito-tui[{','.join(extras)}]"
+    needed = list(dict.fromkeys(missing.values()))
+    raise CommandError(
+        f"`ito-tui {command}` needs the {' and '.join(needed)} extra{'s' * (len(needed) > 1)} "
+        f"({', '.join(missing)} not installed): pip install '{spec}' "
+        f"(with pipx: pipx install --force '{spec}'; with uv: uv tool install --force '{spec}')",
+        ExitCode.USAGE,
+    )
+
+
 def cmd_demo(ctx: Context) -> int:
     """Open the TUI on a simulated backend child process."""
     try:
+        require_extras("demo", "demo")
         settings = ctx.settings
     except CommandError as exc:
         ctx.out.error(str(exc))
@@ -108,12 +152,17 @@ def cmd_demo(ctx: Context) -> int:
 
 def cmd_serve(ctx: Context) -> int:
     """Serve the TUI to a browser (loopback unless --public)."""
+    from ito_tui.tui.serve import backend_configured, run_serve
+
     try:
         settings = ctx.settings
+        # Without a configured backend each browser session runs the demo.
+        require_extras(
+            "serve", *(("serve",) if backend_configured(settings) else ("demo", "serve"))
+        )
     except CommandError as exc:
         ctx.out.error(str(exc))
         return int(exc.code)
-    from ito_tui.tui.serve import run_serve
 
     port, host, public = ctx.args.port, ctx.args.host, ctx.args.public
     return int(run_serve(port, host, public=public, settings=settings) or 0)
@@ -121,6 +170,11 @@ def cmd_serve(ctx: Context) -> int:
 
 def cmd_backend(ctx: Context) -> int:
     """Run desk_sim with the remaining arguments; the default --db is the user data dir's."""
+    try:
+        require_extras("backend", "demo")
+    except CommandError as exc:
+        ctx.out.error(str(exc))
+        return int(exc.code)
     argv = list(ctx.args.extra)
     if not any(a == "--db" or a.startswith("--db=") for a in argv) and not (
         {"-h", "--help"} & set(argv)
@@ -139,9 +193,13 @@ def cmd_backend(ctx: Context) -> int:
     return int(result or 0)
 
 
-def cmd_contract(ctx: Context) -> int:
-    """Print the OpenAPI document of the contract."""
-    from ito_tui.desk_sim import openapi_document
+def openapi_text() -> str:
+    """The contract's OpenAPI 3.1 document as shipped in the package (JSON text)."""
+    return resources.files("ito_tui").joinpath(*OPENAPI).read_text(encoding="utf-8")
 
-    ctx.out.line(json.dumps(openapi_document(), indent=2))
+
+def cmd_contract(ctx: Context) -> int:
+    """Print the OpenAPI document of the contract (package data: no simulator needed)."""
+    ctx.out.stdout.write(openapi_text())
+    ctx.out.stdout.flush()
     return 0

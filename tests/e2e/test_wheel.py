@@ -1,5 +1,8 @@
 """Packaging: the wheel built from this checkout, installed into a clean venv, gives a
-working `ito-tui` that finds its shipped themes and stylesheets without the checkout."""
+working `ito-tui` that finds its shipped themes and stylesheets without the checkout.
+
+Installed alone (the client), it prints the contract and says which extra the demo
+needs; with `[demo]` the demo runs."""
 
 from __future__ import annotations
 
@@ -76,12 +79,24 @@ def test_wheel_installs_into_a_clean_venv_with_themes_and_stylesheets(tmp_path: 
         assert f"ito_tui/_themes/{name}" in names
     tcss = sorted(str(p.relative_to(REPO)) for p in (REPO / "ito_tui").rglob("*.tcss"))
     assert tcss and [t for t in tcss if t not in names] == []
+    for shipped in ("ito_tui/py.typed", "ito_tui/contract/openapi.json", "ito_tui/__main__.py"):
+        assert shipped in names
+    (dist_info,) = {n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info")}
+    assert f"{dist_info}/licenses/LICENSE" in names
+    metadata = zipfile.ZipFile(wheel).read(f"{dist_info}/METADATA").decode()
+    assert "License-Expression: MIT" in metadata.splitlines()
+    assert "Provides-Extra: demo" in metadata and "Provides-Extra: serve" in metadata
 
+    # The client alone, pinned like CI: no simulator, no browser mode.
     venv = tmp_path / "venv"
+    pip = [str(venv / "bin" / "pip"), "install", "-q", "-c", str(REPO / "constraints.txt")]
     run([sys.executable, "-m", "venv", str(venv)], tmp_path)
-    run([str(venv / "bin" / "pip"), "install", "-q", str(wheel)], tmp_path)
+    run([*pip, str(wheel)], tmp_path)
     ito = venv / "bin" / "ito-tui"
     env_cwd = tmp_path  # not the checkout: nothing may come from it
+    installed = run([str(venv / "bin" / "pip"), "list", "--format=json"], tmp_path).stdout
+    dists = {d["name"].lower() for d in json.loads(installed)}
+    assert not dists & {"fastapi", "starlette", "uvicorn", "sse-starlette", "textual-serve"}
 
     version = run([str(ito), "--version"], env_cwd).stdout
     assert version.strip() == "ito-tui 0.1.0"
@@ -97,10 +112,19 @@ def test_wheel_installs_into_a_clean_venv_with_themes_and_stylesheets(tmp_path: 
     assert {"ito-dark", "ito-light"} <= set(probe["themes"]) and probe["notices"] == []
     assert sorted(probe["css"]) == tcss and all(probe["css"].values()), probe["css"]
 
-    # The installed app really starts and draws with those files (Textual stops on a
-    # missing stylesheet).
+    contract = run([str(ito), "contract"], env_cwd).stdout
+    assert contract == (REPO / "ito_tui" / "contract" / "openapi.json").read_text()
+    demo = subprocess.run(
+        [str(ito), "demo"], cwd=env_cwd, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert demo.returncode == 2 and "pip install 'ito-tui[demo]'" in demo.stderr, demo.stderr
+    run([str(venv / "bin" / "python"), "-m", "ito_tui", "--version"], env_cwd)
+
+    # With the demo extra, the installed app really starts and draws with those files
+    # (Textual stops on a missing stylesheet).
     if shutil.which("tmux") is None:
         return
+    run([*pip, f"{wheel}[demo]"], tmp_path)
     root = tmp_path / "run"
     env = isolated_env(root)
     pane_env = {k: env[k] for k in env if k in {"HOME", "TMPDIR", "LANG"} or k.startswith("XDG_")}
