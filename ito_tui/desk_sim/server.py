@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import uvicorn
 
 from .app import create_app
 from .config import SCENARIOS, SimConfig
+from .lifeline import is_open, set_parent_death_signal, watch_parent_pipe
 from .store import database_in_use
 
 
@@ -41,9 +43,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=4 * 3600.0,
         help="simulated seconds before a pending proposal expires",
     )
+    parser.add_argument(
+        "--parent-pipe",
+        type=int,
+        default=None,
+        metavar="FD",
+        help="stop when this inherited pipe reaches EOF (its writer, the parent, is gone); "
+        "`ito-tui demo` passes it",
+    )
     args = parser.parse_args(argv)
     if args.speed <= 0 or args.heartbeat <= 0 or args.retention < 1:
         parser.error("--speed and --heartbeat must be > 0, --retention >= 1")
+    if args.parent_pipe is not None and not is_open(args.parent_pipe):
+        parser.error(f"--parent-pipe {args.parent_pipe} is not an open file descriptor")
     return args
 
 
@@ -66,25 +78,50 @@ def url_of(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-async def serve(server: uvicorn.Server, host: str) -> bool:
+async def serve(server: uvicorn.Server, host: str, parent_pipe: int | None = None) -> bool:
     """Run uvicorn; print the listening line once it accepts connections.
 
+    With `parent_pipe`, shut down once that pipe reaches EOF (see `lifeline`).
     Returns whether it ever listened (False: startup failed, e.g. the db is in use).
     """
+    if parent_pipe is not None:
+        watch_parent_pipe(parent_pipe, lambda: _parent_gone(server))
     task = asyncio.create_task(server.serve())
     # uvicorn has no "started" callback; poll its flag until it listens (or gives up).
     while not server.started and not task.done():  # noqa: ASYNC110
         await asyncio.sleep(0.02)
-    if server.started:
-        port = server.servers[0].sockets[0].getsockname()[1]
-        print(f"ito-tui backend listening on {url_of(host, port)}", flush=True)
+    # No sockets: it already shut down (its parent died while it started); nothing to say.
+    sockets = server.servers[0].sockets if server.started else ()
+    if sockets:
+        port = sockets[0].getsockname()[1]
+        _announce(f"ito-tui backend listening on {url_of(host, port)}")
     await task
     return bool(server.started)
+
+
+def _parent_gone(server: uvicorn.Server) -> None:
+    """Runs on the pipe watcher's thread: ask uvicorn to stop (it polls the flag)."""
+    print("ito-tui backend: the parent process is gone; stopping", file=sys.stderr, flush=True)
+    server.should_exit = True
+
+
+def _announce(line: str) -> None:
+    """Print `line` to stdout; if nobody reads it any more, keep serving (output goes nowhere)."""
+    try:
+        print(line, flush=True)
+    except BrokenPipeError:
+        # The reader (a demo that died while we started) is gone; without this the
+        # error, and again the flush at exit, would end us without a clean shutdown.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def main(argv: list[str] | None = None) -> int:
     """`ito-tui backend ...` / `python -m ito_tui.desk_sim ...`."""
     args = parse_args(argv)
+    if args.parent_pipe is not None:
+        set_parent_death_signal()
     config = config_from_args(args)
     if config.db_path is not None and database_in_use(config.db_path):
         print(f"ito-tui backend: {config.db_path} is in use by another simulator process; "
@@ -103,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         access_log=False,
         timeout_graceful_shutdown=2,
     )
-    if not asyncio.run(serve(uvicorn.Server(uv_config), args.host)):
+    if not asyncio.run(serve(uvicorn.Server(uv_config), args.host, args.parent_pipe)):
         print("ito-tui backend: could not start (see the error above)", file=sys.stderr)
         return 1
     return 0

@@ -5,7 +5,10 @@ The simulator runs as `python -m ito_tui.desk_sim` in its own session on
 random and travels in the child's environment (`ITO_SIM_TOKENS`), never in
 argv, and stays in memory on our side (never in the keyring). The child is
 stopped when the TUI exits, on Ctrl+C, and when the terminal goes away
-(SIGHUP) or we are told to stop (SIGTERM).
+(SIGHUP) or we are told to stop (SIGTERM). When we die without a chance to stop
+it (SIGKILL, an OOM kill), the child notices by itself: it holds the read end of
+a pipe whose only write end is ours (`--parent-pipe`), and stops on its EOF;
+on Linux it also asks for SIGTERM on our death (`PR_SET_PDEATHSIG`).
 """
 
 from __future__ import annotations
@@ -68,10 +71,15 @@ class SimulatorChild:
         self.log_path = self.workdir / "backend.log"
         self.url = ""
         self.process: subprocess.Popen[str] | None = None
+        self._lifeline: int | None = None
         self._stopped = False
 
     def start(self, timeout: float = START_TIMEOUT_S) -> str:
-        """Start the child, wait for its `listening on` line and a TCP answer; return the URL."""
+        """Start the child, wait for its `listening on` line and a TCP answer; return the URL.
+
+        Call it from the main thread: Linux sends the child its parent-death signal
+        when the *thread* that started it ends, not only when the process does.
+        """
         env = dict(os.environ)
         env["ITO_SIM_TOKENS"] = f"{self.operator}:{self.token.get_secret_value()}"
         env.pop("ITO_TOKEN", None)
@@ -82,19 +90,28 @@ class SimulatorChild:
             "--scenario", self.scenario, "--speed", f"{self.speed:g}",
             "--approval-speed", f"{min(self.speed, DEMO_APPROVAL_SPEED):g}",
         ]  # fmt: skip
+        # The child stops at the pipe's EOF, which comes when the last write end closes:
+        # the write end stays ours alone (os.pipe fds are close-on-exec, so neither the
+        # child nor anything else we start inherits it), and dies with us however we die.
+        watched, self._lifeline = os.pipe()
+        argv += ["--parent-pipe", str(watched)]
         log = self.log_path.open("w", encoding="utf-8")
-        # A new session: the terminal's Ctrl+C and SIGHUP reach us, not the child,
-        # so the child stops exactly when we stop it.
-        self.process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            env=env,
-            text=True,
-            start_new_session=True,
-        )
-        log.close()
+        try:
+            # A new session: the terminal's Ctrl+C and SIGHUP reach us, not the child,
+            # so the child stops exactly when we stop it (or die).
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                env=env,
+                text=True,
+                start_new_session=True,
+                pass_fds=(watched,),
+            )
+        finally:
+            os.close(watched)
+            log.close()
         assert self.process.stdout is not None
         self.url = self._wait_for_url(self.process.stdout, timeout)
         # Keep draining stdout so the child never blocks on a full pipe.
@@ -151,6 +168,10 @@ class SimulatorChild:
         if self._stopped:
             return
         self._stopped = True
+        if self._lifeline is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._lifeline)
+            self._lifeline = None
         process = self.process
         if process is not None and process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
