@@ -1,7 +1,17 @@
-"""Shared building blocks of the contract: base models, money, ids, pages."""
+"""Shared building blocks of the contract: base models, money, numbers, timestamps, pages.
+
+Numbers (API.md v1.1): a measured number (`Measure`, and the fractions `Frac`) may be
+NaN, +Infinity or -Infinity on the wire, as the bare JSON tokens (what Python's `json`
+writes) or the strings `"NaN"`, `"Infinity"`, `"-Infinity"`: a diverged loss is data,
+not a contract error. Models serialise them back as those strings (`ser_json_inf_nan`),
+never as `null`. A fraction that is finite must lie in 0..1 (a percentage sent as 37 is
+a unit bug worth naming); ints (ids, seqs, steps, counts) and enums stay strict.
+Timestamps outside years 1000..8999 are a contract error (see `Timestamp`).
+"""
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Generic, TypeVar
@@ -10,7 +20,6 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
-    Field,
     PlainSerializer,
     WithJsonSchema,
 )
@@ -44,10 +53,25 @@ Money = Annotated[
 """US dollars: a Decimal in memory, a decimal *string* on the wire (`"1234.50"`)."""
 
 
+MIN_YEAR, MAX_YEAR = 1000, 8999
+"""Years a timestamp may have. Far enough inside datetime's own range (1..9999) that
+any duration a run can have added or subtracted stays representable, and every year
+prints with four digits."""
+
+
 def _utc(value: datetime) -> datetime:
     if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+        value = value.replace(tzinfo=UTC)
+    else:
+        try:
+            value = value.astimezone(UTC)
+        except OverflowError:
+            # Year 1 at +14:00 is before datetime's range in UTC: a contract error (a
+            # ValueError becomes a ValidationError naming the field), never a traceback.
+            raise ValueError("timestamp is outside the representable range") from None
+    if not MIN_YEAR <= value.year <= MAX_YEAR:
+        raise ValueError(f"timestamp year {value.year} is outside {MIN_YEAR}..{MAX_YEAR}")
+    return value
 
 
 Timestamp = Annotated[
@@ -61,20 +85,50 @@ Timestamp = Annotated[
 ]
 """RFC 3339 UTC timestamp, serialised with a `Z` suffix and millisecond precision."""
 
-Frac = Annotated[float, Field(ge=0.0, le=1.0)]
-"""A fraction in 0..1 (field names end in `_frac`)."""
+NONFINITE_STRINGS = ("NaN", "Infinity", "-Infinity")
+"""How a non-finite number is written on the wire as a string (API.md v1.1)."""
+_NONFINITE_SCHEMA = {"type": "string", "enum": list(NONFINITE_STRINGS)}
+
+Measure = Annotated[
+    float,
+    WithJsonSchema({"anyOf": [{"type": "number"}, _NONFINITE_SCHEMA]}),
+]
+"""A measured number: any float, NaN and ±Infinity included (bare tokens or strings)."""
+
+
+def _frac(value: float) -> float:
+    if math.isfinite(value) and not 0.0 <= value <= 1.0:
+        raise ValueError("a fraction must lie in 0..1 (or be NaN or ±Infinity)")
+    return value
+
+
+Frac = Annotated[
+    float,
+    AfterValidator(_frac),
+    WithJsonSchema({"anyOf": [{"type": "number", "minimum": 0, "maximum": 1}, _NONFINITE_SCHEMA]}),
+]
+"""A measured fraction (field names end in `_frac`): in 0..1 when finite, else NaN or
+±Infinity (goodput over no elapsed time is 0/0; data, not a contract error)."""
 
 
 class Resource(BaseModel):
     """A model read from the wire: unknown fields are ignored (API.md conventions)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="ignore",
+        frozen=True,
+        populate_by_name=True,
+        defer_build=True,
+        ser_json_inf_nan="strings",
+    )
 
 
 class Request(BaseModel):
     """A model sent to the server: unknown fields are rejected (422)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, defer_build=True, ser_json_inf_nan="strings"
+    )
 
 
 T = TypeVar("T")

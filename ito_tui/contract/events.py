@@ -21,7 +21,7 @@ from pydantic import (
     ValidationError,
 )
 
-from .common import JsonObject, Money, Resource, Timestamp
+from .common import JsonObject, Measure, Money, Resource, Timestamp
 from .resources import (
     Checkpoint,
     Failure,
@@ -161,7 +161,7 @@ class PlanWarning(Payload):
 
 class CheckpointSaved(Payload):
     checkpoint: Checkpoint
-    write_gb_per_s: float | None = None
+    write_gb_per_s: Measure | None = None
 
 
 class CheckpointFailed(Payload):
@@ -195,8 +195,8 @@ class SloBreached(Payload):
 
 class LossSpikeDetected(Payload):
     step: int
-    loss: float
-    loss_z: float
+    loss: Measure
+    loss_z: Measure
     window: int = 128
     action: Literal["skipped", "escalated"] | str
 
@@ -236,7 +236,9 @@ class RunEnded(Payload):
 class EventBase(BaseModel):
     """The SSE envelope. `seq` is per-run, strictly increasing, and the SSE `id`."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, defer_build=True, ser_json_inf_nan="strings"
+    )
 
     seq: int
     run_id: str
@@ -389,7 +391,8 @@ def parse_event(raw: str | bytes | dict[str, Any]) -> EventBase:
         return event_adapter().validate_json(raw)
     except ValidationError as exc:
         raise _first_error(exc) from None
-    except (ValueError, TypeError, RecursionError) as exc:
+    except (ValueError, TypeError, ArithmeticError, RecursionError) as exc:
+        # ArithmeticError: an overflow in a validator is a bad event, never a traceback.
         raise EventParseError(f"invalid event: {type(exc).__name__}") from None
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .common import Frac, JsonObject, Money, Request, Resource, Timestamp
+from .common import Frac, JsonObject, Measure, Money, Request, Resource, Timestamp
 
 MODEL_SIZE_PATTERN = r"^\d+(\.\d+)?[MB]$"
 DATA_REF_PATTERN = r"^(s3://\S+|hf://[^/\s]+/[^@\s]+(@\S+)?|catalog://[^@\s]+@\S+|file:///\S*)$"
@@ -386,12 +386,12 @@ class Estimate(Resource):
 class GateResult(Resource):
     benchmark: str
     metric: str
-    value: float
-    stderr: float = 0.0
-    threshold: float
+    value: Measure
+    stderr: Measure = 0.0
+    threshold: Measure
     comparator: Comparator | str = Comparator.ge
     rule: GateRule | str = GateRule.absolute
-    reference_value: float | None = None
+    reference_value: Measure | None = None
     passed: bool
 
 
@@ -413,7 +413,8 @@ class StageProgress(Resource):
     tokens: int = 0
     total_tokens: int = 0
     frac: Frac = 0.0
-    eta_s: float | None = None
+    eta_s: Measure | None = None
+    """Infinite or NaN when the backend divides by a throughput of zero: data."""
 
 
 class Stage(Resource):
@@ -436,7 +437,7 @@ class Failure(Resource):
 
 
 class Spend(Resource):
-    gpu_hours: float = 0.0
+    gpu_hours: Measure = 0.0
     usd_spent: Money
     usd_committed: Money
     budget_usd: Money
@@ -507,52 +508,61 @@ class RunSummary(Resource):
 
 
 class Goodput(Resource):
-    """ML goodput = scheduling × runtime × program (Google's definition)."""
+    """ML goodput = scheduling × runtime × program (Google's definition).
 
-    scheduling_frac: Frac
-    runtime_frac: Frac
-    program_frac: Frac
-    ml_productivity_frac: Frac
-    badput_s: dict[str, float] = {}
+    Measured: each fraction may be null (not measured yet) or non-finite (0/0).
+    """
+
+    scheduling_frac: Frac | None
+    runtime_frac: Frac | None
+    program_frac: Frac | None
+    ml_productivity_frac: Frac | None
+    badput_s: dict[str, Measure | None] = {}
 
 
 class CheckpointStats(Resource):
     last_step: int | None = None
-    size_gb: float | None = None
-    blocking_s: float | None = None
-    persist_s: float | None = None
-    write_gb_per_s: float | None = None
-    age_s: float | None = None
+    size_gb: Measure | None = None
+    blocking_s: Measure | None = None
+    persist_s: Measure | None = None
+    write_gb_per_s: Measure | None = None
+    age_s: Measure | None = None
 
 
 class RlStats(Resource):
-    reward_mean: float
-    entropy: float
+    reward_mean: Measure | None
+    entropy: Measure | None
     max_staleness_steps: int
     staleness_bound: int
-    filtered_group_frac: Frac
-    ess_frac: Frac
+    filtered_group_frac: Frac | None
+    ess_frac: Frac | None
 
 
 class TelemetrySample(Resource):
+    """One telemetry sample. Every measured number may be null (no value this sample)
+    or NaN / ±Infinity (a diverged loss): API.md v1.1 makes both legal on the wire, and
+    the client shows them as such. Identities and counts (seq, step, tokens) are ints."""
+
     seq: int
     ts: Timestamp
     stage: StageName | str
     step: int
     tokens_seen: int
-    loss: float
-    loss_z: float | None = None
-    grad_norm: float | None = None
-    lr: float | None = None
-    tokens_per_s_per_gpu: float
+    loss: Measure | None
+    loss_z: Measure | None = None
+    grad_norm: Measure | None = None
+    lr: Measure | None = None
+    tokens_per_s_per_gpu: Measure | None
     mfu_frac: Frac | None = None
-    mem_max_reserved_gib: float
+    mem_max_reserved_gib: Measure | None
     goodput: Goodput
     interruptions_total: int = 0
-    interruptions_per_1k_gpu_hours: float = 0.0
+    interruptions_per_1k_gpu_hours: Measure | None = 0.0
     checkpoint: CheckpointStats = Field(default_factory=CheckpointStats)
     spend_usd: Money
     rl: RlStats | None = None
+    metrics: dict[str, Measure | None] = {}
+    """Every further scalar the trainer logs, under torchtitan's names (API.md v1.1)."""
 
 
 class TelemetryPage(Resource):
@@ -566,8 +576,8 @@ class TelemetryPage(Resource):
 class ProposalTrigger(Resource):
     reason: str
     step: int | None = None
-    loss: float | None = None
-    loss_z: float | None = None
+    loss: Measure | None = None
+    loss_z: Measure | None = None
     window: int | None = None
 
 
@@ -622,9 +632,9 @@ class Checkpoint(Resource):
     stage: StageName | str
     step: int
     created_at: Timestamp
-    size_gb: float
-    blocking_s: float
-    persist_s: float
+    size_gb: Measure
+    blocking_s: Measure
+    persist_s: Measure
 
 
 class InjectRequest(Request):
