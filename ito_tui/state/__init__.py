@@ -7,14 +7,17 @@ from .bank import METRICS, TelemetryBank
 from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
 from .records import MAX_CHECKPOINTS, MAX_HISTORY, CheckpointFailure, LossSpike, Rewind
 from .run import Outcome, RunState
-from .telemetry import Column, SeriesView, TelemetrySeries
+from .telemetry import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, Column, SeriesView, TelemetrySeries
 from .tracker import RunTracker
 
 __all__ = [
     "MAX_CHECKPOINTS",
     "MAX_HISTORY",
     "METRICS",
+    "NAN_BIT",
+    "NEG_INF_BIT",
     "NOISY_TYPES",
+    "POS_INF_BIT",
     "SEVERITIES",
     "CheckpointFailure",
     "Column",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ito_tui.contract import TelemetrySample
+from ito_tui.format import to_float
 
 from .telemetry import TelemetrySeries
 
@@ -49,7 +50,11 @@ class TelemetryBank:
         return metric in self.series and self.series[str(metric)].count > 0
 
     def ingest(self, sample: TelemetrySample, x: float | None = None) -> None:
-        """Append every metric of `sample` at `x` (default: the sample's `ts` in seconds)."""
+        """Append every metric of `sample` at `x` (default: the sample's `ts` in seconds).
+
+        A null metric is a gap; NaN and ±inf are samples the chart marks; an int beyond
+        float range is stored as the largest float (`format.to_float`), never a crash.
+        """
         if x is None:
             x = sample.ts.timestamp()
         s = self.series
@@ -62,12 +67,12 @@ class TelemetryBank:
         s["goodput_runtime"].append(x, sample.goodput.runtime_frac)
         s["interruptions_per_1k"].append(x, sample.interruptions_per_1k_gpu_hours)
         s["ckpt_write_gb_per_s"].append(x, sample.checkpoint.write_gb_per_s)
-        s["spend_usd"].append(x, float(sample.spend_usd))
+        s["spend_usd"].append(x, to_float(sample.spend_usd))
         rl = sample.rl
         if rl is not None:
             s["rl_reward"].append(x, rl.reward_mean)
             s["rl_entropy"].append(x, rl.entropy)
-            s["rl_staleness"].append(x, float(rl.max_staleness_steps))
+            s["rl_staleness"].append(x, to_float(rl.max_staleness_steps))
             s["rl_filtered_frac"].append(x, rl.filtered_group_frac)
             s["rl_ess"].append(x, rl.ess_frac)
         self.samples += 1

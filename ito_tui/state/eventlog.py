@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ito_tui.contract import EventBase, UnknownEvent
+from ito_tui.format import fixed, general, integer, percent, special
 from ito_tui.textsafe import one_line
 
 __all__ = ["NOISY_TYPES", "SEVERITIES", "EventLog", "LogEntry", "describe", "severity_of"]
@@ -61,11 +62,17 @@ def severity_of(event: EventBase) -> str:
 
 
 def _usd(value: Any) -> str:
-    return f"${value:,.2f}"
+    return f"${special(value) or f'{value:,.2f}'}"
+
+
+def _num(value: Any, digits: int) -> str:
+    """A measured number with `digits` decimals; `–` when the backend sent none."""
+    return "–" if value is None else fixed(value, digits)
 
 
 def _steps(p: Any) -> str:
-    return f"step {p.step:,}/{p.total_steps:,}" if p.total_steps else f"step {p.step:,}"
+    step = integer(p.step)
+    return f"step {step}/{integer(p.total_steps)}" if p.total_steps else f"step {step}"
 
 
 def _proposal(d: Any) -> str:
@@ -76,9 +83,9 @@ def _proposal(d: Any) -> str:
     if str(p.status) == "pending":
         text += f": {p.trigger.reason}"
         if p.action.rollback_to_step is not None:
-            text += f"; roll back to step {p.action.rollback_to_step:,}"
+            text += f"; roll back to step {integer(p.action.rollback_to_step)}"
         if p.action.skip_batches:
-            text += f", skip {p.action.skip_batches:,} batches"
+            text += f", skip {integer(p.action.skip_batches)} batches"
         text += f" — needs a decision before {p.expires_at:%H:%M:%S}Z"
     elif p.comment:
         text += f" — {p.comment}"
@@ -91,7 +98,9 @@ def _gate(d: Any, verb: str) -> str:
     failing = g.failing
     if verb == "failed" and failing:
         text += ": " + ", ".join(
-            f"{r.benchmark} {r.metric} {r.value:g} {r.comparator} {r.threshold:g}" for r in failing
+            f"{r.benchmark} {r.metric} {general(r.value, 6)} {r.comparator} "
+            f"{general(r.threshold, 6)}"
+            for r in failing
         )
     elif g.results:
         text += f": {sum(r.passed for r in g.results)}/{len(g.results)} benchmarks pass"
@@ -110,11 +119,11 @@ def _ended(d: Any, verb: str) -> str:
 
 
 def _fault_recovered(d: Any) -> str:
-    text = f"fault {d.fault_id} ({d.kind}) recovered after {d.resumed_after_s / 60:.1f} min"
+    text = f"fault {d.fault_id} ({d.kind}) recovered after {fixed(d.resumed_after_s / 60, 1)} min"
     if d.resumed_from_step is not None:
-        text += f", resumed from step {d.resumed_from_step:,}"
+        text += f", resumed from step {integer(d.resumed_from_step)}"
     if d.lost_steps:
-        text += f", {d.lost_steps:,} steps lost"
+        text += f", {integer(d.lost_steps)} steps lost"
     return text
 
 
@@ -124,21 +133,22 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
         f"run {d.from_state or '?'} → {d.to_state}" + (f": {d.reason}" if d.reason else "")
     ),
     "stage.started": lambda d: (
-        f"{d.stage} started" + (f" ({d.total_steps:,} steps)" if d.total_steps else "")
+        f"{d.stage} started" + (f" ({integer(d.total_steps)} steps)" if d.total_steps else "")
     ),
-    "stage.progress": lambda d: f"{d.stage} {_steps(d.progress)} ({d.progress.frac:.0%})",
+    "stage.progress": lambda d: f"{d.stage} {_steps(d.progress)} ({percent(d.progress.frac)})",
     "stage.completed": lambda d: f"{d.stage} completed",
     "stage.skipped": lambda d: f"{d.stage} skipped" + (f": {d.reason}" if d.reason else ""),
     "stage.failed": lambda d: f"{d.stage} failed" + (f": {d.reason}" if d.reason else ""),
     "data.manifest_ready": lambda d: (
-        f"manifest ready: {d.documents:,} documents, {d.tokens:,} tokens, {d.shards} shards"
+        f"manifest ready: {integer(d.documents)} documents, {integer(d.tokens)} tokens, "
+        f"{integer(d.shards)} shards"
     ),
     "data.dedup_completed": lambda d: (
-        f"dedup ({d.method}): {d.documents_before:,} → {d.documents_after:,} documents "
-        f"({d.removed_frac:.1%} removed)"
+        f"dedup ({d.method}): {integer(d.documents_before)} → {integer(d.documents_after)} "
+        f"documents ({percent(d.removed_frac, 1)} removed)"
     ),
     "data.decontam_completed": lambda d: (
-        f"decontamination removed {d.removed_documents:,} documents"
+        f"decontamination removed {integer(d.removed_documents)} documents"
         + (
             " (" + ", ".join(f"{k} {v}" for k, v in sorted(d.per_benchmark.items())) + ")"
             if d.per_benchmark
@@ -151,27 +161,27 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     "plan.selected": lambda d: (
         f"plan: {d.plan.world_size} GPUs, dp {d.plan.dp_replicate}×{d.plan.dp_shard} "
         f"tp {d.plan.tp} pp {d.plan.pp} cp {d.plan.cp}, {d.plan.precision}, "
-        f"{d.plan.est_mem_per_gpu_gib:.0f}/{d.plan.hbm_per_gpu_gib:.0f} GiB per GPU"
+        f"{fixed(d.plan.est_mem_per_gpu_gib, 0)}/{fixed(d.plan.hbm_per_gpu_gib, 0)} GiB per GPU"
     ),
     "plan.warning": lambda d: f"plan warning {d.code}: {d.message}",
     "checkpoint.saved": lambda d: (
-        f"checkpoint {d.checkpoint.checkpoint_id} at step {d.checkpoint.step:,} "
-        f"({d.checkpoint.size_gb:.0f} GB, blocked {d.checkpoint.blocking_s:.1f} s)"
+        f"checkpoint {d.checkpoint.checkpoint_id} at step {integer(d.checkpoint.step)} "
+        f"({fixed(d.checkpoint.size_gb, 0)} GB, blocked {fixed(d.checkpoint.blocking_s, 1)} s)"
     ),
-    "checkpoint.failed": lambda d: f"checkpoint at step {d.step:,} failed: {d.reason}",
+    "checkpoint.failed": lambda d: f"checkpoint at step {integer(d.step)} failed: {d.reason}",
     "fault.detected": lambda d: (
         f"fault {d.fault_id}: {d.kind}"
         + (f" on {d.node}" if d.node else "")
-        + (f" at step {d.step:,}" if d.step is not None else "")
-        + f", detected after {d.detected_after_s / 60:.1f} min"
+        + (f" at step {integer(d.step)}" if d.step is not None else "")
+        + f", detected after {fixed(d.detected_after_s / 60, 1)} min"
     ),
     "fault.recovered": _fault_recovered,
     "slo.breached": lambda d: (
-        f"SLO breached: {d.slo} took {d.value_s / 60:.1f} min (limit {d.limit_s / 60:.0f} min)"
-        + (f", fault {d.fault_id}" if d.fault_id else "")
+        f"SLO breached: {d.slo} took {fixed(d.value_s / 60, 1)} min "
+        f"(limit {fixed(d.limit_s / 60, 0)} min)" + (f", fault {d.fault_id}" if d.fault_id else "")
     ),
     "loss.spike_detected": lambda d: (
-        f"loss spike at step {d.step:,}: loss {d.loss:.3f} (z {d.loss_z:.1f}) — "
+        f"loss spike at step {integer(d.step)}: loss {fixed(d.loss, 3)} (z {fixed(d.loss_z, 1)}) — "
         + ("batches skipped" if str(d.action) == "skipped" else f"{d.action}: needs a person")
     ),
     "proposal.created": _proposal,
@@ -181,14 +191,15 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     "proposal.executed": _proposal,
     "gate.started": lambda d: f"gate {d.gate.gate_id} ({d.gate.stage}) started",
     "gate.result": lambda d: (
-        f"gate {d.gate_id}: {d.result.benchmark} {d.result.metric} {d.result.value:g} "
-        f"{d.result.comparator} {d.result.threshold:g} " + ("pass" if d.result.passed else "FAIL")
+        f"gate {d.gate_id}: {d.result.benchmark} {d.result.metric} {general(d.result.value, 6)} "
+        f"{d.result.comparator} {general(d.result.threshold, 6)} "
+        + ("pass" if d.result.passed else "FAIL")
     ),
     "gate.passed": lambda d: _gate(d, "passed"),
     "gate.failed": lambda d: _gate(d, "failed"),
-    "telemetry": lambda d: f"{d.stage} {_steps(d)} loss {d.loss:.3f}",
+    "telemetry": lambda d: f"{d.stage} {_steps(d)} loss {_num(d.loss, 3)}",
     "budget.warning": lambda d: (
-        f"budget {d.threshold_frac:.0%} used: {_usd(d.usd_spent)} of {_usd(d.budget_usd)}"
+        f"budget {percent(d.threshold_frac)} used: {_usd(d.usd_spent)} of {_usd(d.budget_usd)}"
     ),
     "run.completed": lambda d: _ended(d, "completed"),
     "run.failed": lambda d: _ended(d, "failed"),
@@ -206,7 +217,7 @@ def describe(event: EventBase) -> str:
         return one_line(f"{event.type} {body}", MAX_TEXT)
     try:
         text = fmt(data)
-    except (AttributeError, TypeError, ValueError, KeyError):
+    except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError):
         # A payload that parses but misses what the summary wants: show it raw, never crash.
         text = f"{event.type} {data!r}"
     return one_line(text, MAX_TEXT)

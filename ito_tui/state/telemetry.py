@@ -1,13 +1,19 @@
 """Telemetry history at bounded memory whatever the run length, and sparkline views of it.
 
 `TelemetrySeries` keeps the newest `RAW` samples as they came; older samples
-are folded into buckets (min, max, last, count) kept in a stack of levels. Each
+are folded into buckets (min, max, last, count, non-finite kinds; `buckets.Ring`) kept
+in a stack of levels. Each
 level is a fixed-size ring; level *k*'s buckets are twice as wide as level
 *k−1*'s (width counted in samples), and when a level is full its two oldest
 buckets merge into one bucket of the next level. The last level, when full,
 merges its own buckets pairwise in place. So memory never exceeds
 `RAW + LEVELS × BUCKETS` entries, every append is O(1) amortised, and because
 merging keeps min and max a dip or a spike is never averaged away.
+
+NaN and ±Infinity are data (a diverged loss): they count as samples and can be the
+`last` value, but min and max are over the finite samples only, and each column says
+which non-finite kinds fell in it (`Column.odd`), so a chart marks them without
+letting them flatten or poison its scale.
 
 Storage is `array('d')` (8 bytes a number, no Python objects per sample) and a
 view slices and bisects those arrays, so drawing a 90-day run costs about the
@@ -22,9 +28,17 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-__all__ = ["Column", "SeriesView", "TelemetrySeries"]
+from .buckets import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, Bucket, Ring, kind_bit, union
+
+if TYPE_CHECKING:
+    _Segment = tuple[
+        array[float], array[float], array[float], array[float], array[float], array[int] | None
+    ]
+    """(x0, x1, lo, hi, last, odd) of one stored segment (`TelemetrySeries._segments`)."""
+
+__all__ = ["NAN_BIT", "NEG_INF_BIT", "POS_INF_BIT", "Column", "SeriesView", "TelemetrySeries"]
 
 RAW = 4096
 """Newest samples kept raw."""
@@ -38,11 +52,15 @@ MAX_MARKERS = 256
 
 
 class Column(NamedTuple):
-    """What one sparkline column draws: the extremes and the last value in it."""
+    """What one sparkline column draws: the finite extremes and the last value in it."""
 
-    min: float
-    max: float
+    min: float | None
+    """Smallest finite value in the column; None when it holds only non-finite ones."""
+    max: float | None
     last: float
+    """The newest value in the column (NaN or ±inf too)."""
+    odd: int = 0
+    """Which non-finite kinds the column holds: `NAN_BIT | POS_INF_BIT | NEG_INF_BIT`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,81 +71,16 @@ class SeriesView:
     x_start: float
     x_end: float
     min: float | None
-    """Smallest value in the window (kept: a column holding it shows it)."""
+    """Smallest finite value in the window (kept: a column holding it shows it)."""
     max: float | None
     last: float | None
+    """The series' newest value (NaN or ±inf too)."""
     markers: tuple[tuple[int, str], ...] = ()
     """(column, label) of every marker inside the window."""
 
     @property
     def width(self) -> int:
         return len(self.columns)
-
-
-class _Ring:
-    """A fixed-capacity ring of buckets stored column-wise in `array('d')`s."""
-
-    __slots__ = ("cap", "head", "hi", "last", "lo", "n", "size", "x0", "x1")
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.head = 0
-        self.size = 0
-        zeros = [0.0] * cap
-        self.x0 = array("d", zeros)
-        self.x1 = array("d", zeros)
-        self.lo = array("d", zeros)
-        self.hi = array("d", zeros)
-        self.last = array("d", zeros)
-        self.n = array("d", zeros)
-
-    def push(self, x0: float, x1: float, lo: float, hi: float, last: float, n: float) -> None:
-        i = (self.head + self.size) % self.cap
-        self.x0[i] = x0
-        self.x1[i] = x1
-        self.lo[i] = lo
-        self.hi[i] = hi
-        self.last[i] = last
-        self.n[i] = n
-        self.size += 1
-
-    def pop_two(self) -> tuple[float, float, float, float, float, float]:
-        """Remove the two oldest buckets and return them merged."""
-        i, j = self.head, (self.head + 1) % self.cap
-        self.head = (self.head + 2) % self.cap
-        self.size -= 2
-        return (
-            self.x0[i],
-            self.x1[j],
-            min(self.lo[i], self.lo[j]),
-            max(self.hi[i], self.hi[j]),
-            self.last[j],
-            self.n[i] + self.n[j],
-        )
-
-    def linear(self, arr: array[float]) -> array[float]:
-        """The ring's values of `arr`, oldest first."""
-        end = self.head + self.size
-        if end <= self.cap:
-            return arr[self.head : end]
-        return arr[self.head :] + arr[: end - self.cap]
-
-    def compact(self) -> None:
-        """Merge adjacent pairs in place: half as many buckets, each twice as wide."""
-        x0, x1, lo, hi = (self.linear(a) for a in (self.x0, self.x1, self.lo, self.hi))
-        last, n = self.linear(self.last), self.linear(self.n)
-        half = self.size // 2
-        for k in range(half):
-            a, b = 2 * k, 2 * k + 1
-            self.x0[k] = x0[a]
-            self.x1[k] = x1[b]
-            self.lo[k] = min(lo[a], lo[b])
-            self.hi[k] = max(hi[a], hi[b])
-            self.last[k] = last[b]
-            self.n[k] = n[a] + n[b]
-        self.head, self.size = 0, half
-        if len(x0) % 2:  # an odd bucket out stays, newest
-            self.push(x0[-1], x1[-1], lo[-1], hi[-1], last[-1], n[-1])
 
 
 class TelemetrySeries:
@@ -149,6 +102,7 @@ class TelemetrySeries:
         "_markers",
         "_max_levels",
         "_next",
+        "_odd_raw",
         "_open",
         "_raw",
         "_size",
@@ -186,7 +140,9 @@ class TelemetrySeries:
         self._size = 0
         # The open first-level bucket that raw samples fold into.
         self._open: list[float] | None = None
-        self._levels: list[_Ring] = []
+        self._odd_raw = 0
+        """Non-finite samples in the raw ring (0: views take the fast path)."""
+        self._levels: list[Ring] = []
         self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
         self._marked = 0
         # The last view and what it was computed from: redraws with no new sample are free.
@@ -196,9 +152,9 @@ class TelemetrySeries:
         self._folded_x = -math.inf
         """The x of the newest sample folded into buckets (folding changes nothing newer)."""
         self.count = 0
-        """Samples appended so far (gaps not counted)."""
+        """Samples appended so far, non-finite ones included (gaps not counted)."""
         self.min: float | None = None
-        """Smallest value ever appended."""
+        """Smallest finite value ever appended."""
         self.max: float | None = None
         self.last: float | None = None
         """The newest value."""
@@ -208,28 +164,35 @@ class TelemetrySeries:
     # ------------------------------------------------------------ writing
 
     def append(self, x: float, y: float | None) -> None:
-        """Add one sample (`y=None` or NaN: a gap, nothing stored)."""
-        if y is None or y != y:
+        """Add one sample (`y=None`: a gap, nothing stored; NaN and ±inf are samples)."""
+        if y is None:
             return
         last_x = self.last_x
         if last_x is None:
             self.first_x = x
-            self.min = self.max = y
-        else:
-            if x < last_x:
-                self.add_marker(last_x, "x went back")
-                x = last_x
-            if y < self.min:  # type: ignore[operator]  # set with the first sample
+        elif x < last_x:
+            self.add_marker(last_x, "x went back")
+            x = last_x
+        if y - y == 0.0:  # finite
+            lo, hi = self.min, self.max
+            if lo is None or hi is None:
+                self.min = self.max = y
+            elif y < lo:
                 self.min = y
-            elif y > self.max:  # type: ignore[operator]
+            elif y > hi:
                 self.max = y
+        else:
+            self._odd_raw += 1
         self.count += 1
         self.last = y
         self.last_x = x
         i = self._next
         if self._size == self._raw:  # full: slot i holds the oldest sample
             self._folded_x = self._xs[i]
-            self._fold(self._xs[i], self._ys[i])
+            old = self._ys[i]
+            if old - old != 0.0:
+                self._odd_raw -= 1
+            self._fold(self._xs[i], old)
         else:
             self._size += 1
         self._xs[i] = x
@@ -240,28 +203,31 @@ class TelemetrySeries:
     def _fold(self, x: float, y: float) -> None:
         b = self._open
         if b is None:
-            self._open = [x, x, y, y, y, 1.0]
-            return
+            b = self._open = [x, x, math.inf, -math.inf, y, 0.0, 0.0]
         b[1] = x
-        if y < b[2]:
-            b[2] = y
-        if y > b[3]:
-            b[3] = y
+        bit = kind_bit(y)
+        if bit:
+            b[6] = float(int(b[6]) | bit)
+        else:
+            if y < b[2]:
+                b[2] = y
+            if y > b[3]:
+                b[3] = y
         b[4] = y
         b[5] += 1.0
         if b[5] >= self._bucket:
             self._open = None
-            self._push(0, b[0], b[1], b[2], b[3], b[4], b[5])
+            self._push(0, (b[0], b[1], b[2], b[3], b[4], b[5], int(b[6])))
 
-    def _push(self, k: int, *bucket: float) -> None:
+    def _push(self, k: int, bucket: Bucket) -> None:
         if k == len(self._levels):
-            self._levels.append(_Ring(self._buckets))
+            self._levels.append(Ring(self._buckets))
         ring = self._levels[k]
         if ring.size == ring.cap:
             if k == self._max_levels - 1:
                 ring.compact()
             else:
-                self._push(k + 1, *ring.pop_two())
+                self._push(k + 1, ring.pop_two())
         ring.push(*bucket)
 
     def add_marker(self, x: float, label: str) -> None:
@@ -278,27 +244,33 @@ class TelemetrySeries:
 
     def max_nbytes(self) -> int:
         """The most `nbytes()` can ever be, whatever the number of samples."""
-        return 8 * (2 * self._raw + 6 * self._buckets * self._max_levels) + 48 * MAX_MARKERS
+        rings = (6 * 8 + 1) * self._buckets * self._max_levels
+        return 8 * 2 * self._raw + rings + 48 * MAX_MARKERS
 
     def nbytes(self) -> int:
         """Bytes held by the sample storage (bounded by `max_nbytes()`)."""
         raw = self._xs.itemsize * (len(self._xs) + len(self._ys))
-        rings = sum(6 * r.x0.itemsize * r.cap for r in self._levels)
+        rings = sum(r.nbytes() for r in self._levels)
         return raw + rings + 48 * len(self._markers)
 
-    def _segments(self, x_from: float, x_to: float) -> Iterator[tuple[array[float], ...]]:
-        """(x0, x1, lo, hi, last) arrays, oldest segment first, each ordered by x, of the
-        stored data that can fall in [x_from, x_to): rings and the open bucket that reach
-        into it whole, raw samples (points) only those inside it."""
+    def _segments(self, x_from: float, x_to: float) -> Iterator[_Segment]:
+        """(x0, x1, lo, hi, last, odd) arrays, oldest segment first, each ordered by x, of
+        the stored data that can fall in [x_from, x_to): rings and the open bucket that
+        reach into it whole, raw samples (points) only those inside it. `lo`/`hi` are
+        over finite values only; `odd` is None where no sample is non-finite."""
         for ring in reversed(self._levels):
             if not ring.size:
                 continue
             oldest, newest = ring.head, (ring.head + ring.size - 1) % ring.cap
             if ring.x1[newest] >= x_from and ring.x0[oldest] < x_to:
-                yield tuple(ring.linear(a) for a in (ring.x0, ring.x1, ring.lo, ring.hi, ring.last))
+                x0, x1, lo, hi, last = (
+                    ring.linear(a) for a in (ring.x0, ring.x1, ring.lo, ring.hi, ring.last)
+                )
+                yield x0, x1, lo, hi, last, ring.odd_linear()
         b = self._open
         if b is not None and b[1] >= x_from and b[0] < x_to:
-            yield tuple(array("d", [v]) for v in b[:5])
+            x0, x1, lo, hi, last = (array("d", [v]) for v in b[:5])
+            yield x0, x1, lo, hi, last, array("B", [int(b[6])]) if b[6] else None
         if not self._size:
             return
         xs, ys = self._xs, self._ys
@@ -308,22 +280,25 @@ class TelemetrySeries:
             if self._size < self._raw
             else ((self._next, self._raw), (0, self._next))
         )
-        for lo, hi in parts:
-            i = bisect_left(xs, x_from, lo, hi)
-            j = hi if x_to == math.inf else bisect_left(xs, x_to, i, hi)
+        for start, stop in parts:
+            i = bisect_left(xs, x_from, start, stop)
+            j = stop if x_to == math.inf else bisect_left(xs, x_to, i, stop)
             if i < j:
                 part_x, part_y = xs[i:j], ys[i:j]
-                yield part_x, part_x, part_y, part_y, part_y
+                if self._odd_raw:
+                    yield (part_x, part_x, *_finite_parts(part_y), part_y, _odd_of(part_y))
+                else:
+                    yield part_x, part_x, part_y, part_y, part_y, None
 
     def _fill(self, grid: _Grid, first: int, last: int) -> None:
         """Recompute columns `first`..`last` of `grid` from the stored data."""
         if first > last:
             return
         edges, width = grid.edges, grid.width
-        lo_col, hi_col, last_col = grid.lo, grid.hi, grid.last
+        lo_col, hi_col, last_col, odd_col = grid.lo, grid.hi, grid.last, grid.odd
         for c in range(first, last + 1):
-            lo_col[c], hi_col[c], last_col[c] = math.inf, -math.inf, None
-        for x0, x1, lo, hi, newest in self._segments(edges[first], edges[last + 1]):
+            lo_col[c], hi_col[c], last_col[c], odd_col[c] = math.inf, -math.inf, None, 0
+        for x0, x1, lo, hi, newest, odd in self._segments(edges[first], edges[last + 1]):
             # Only the columns this segment can touch (one extra each side for rounding).
             c_first = max(first, _col(x0[0], edges) - 1)
             c_last = min(last, width - 1, _col(x1[-1], edges) + 1)
@@ -338,10 +313,17 @@ class TelemetrySeries:
                 if hi_c > hi_col[c]:
                     hi_col[c] = hi_c
                 last_col[c] = newest[b - 1]
+                if odd is not None:
+                    odd_col[c] |= union(odd[a:b])
         columns = grid.columns
         for c in range(first, last + 1):
             lc = last_col[c]
-            columns[c] = None if lc is None else Column(lo_col[c], hi_col[c], lc)
+            if lc is None:
+                columns[c] = None
+            elif lo_col[c] <= hi_col[c]:
+                columns[c] = Column(lo_col[c], hi_col[c], lc, odd_col[c])
+            else:  # only non-finite samples: nothing to scale, only marks
+                columns[c] = Column(None, None, lc, odd_col[c])
 
     def view(self, width: int, window: float | None = None) -> SeriesView:
         """What a sparkline `width` columns wide draws for the last `window` x-units.
@@ -377,12 +359,12 @@ class TelemetrySeries:
                     self._fill(grid, 1, folded)
             self._fill(grid, max(1, tail), width - 1)
         else:
-            inf = math.inf
-            grid = _Grid(width, window, edges, [inf] * width, [-inf] * width, [None] * width)
+            grid = _Grid(width, window, edges)
             self._fill(grid, 0, width - 1)
         grid.last_x, grid.folded_x = x_end, self._folded_x
         self._grid = grid
-        filled = any(lc is not None for lc in grid.last)
+        # A column with no finite sample holds +inf/-inf here, which never win.
+        lo, hi = min(grid.lo), max(grid.hi)
         marks = tuple(
             (_col(x, edges), label) for x, label in self._markers if x_start <= x <= x_end
         )
@@ -390,8 +372,8 @@ class TelemetrySeries:
             tuple(grid.columns),
             x_start,
             x_end,
-            min(grid.lo) if filled else None,  # an empty column's inf never wins
-            max(grid.hi) if filled else None,
+            lo if lo <= hi else None,
+            hi if lo <= hi else None,
             self.last,
             marks,
         )
@@ -400,23 +382,27 @@ class TelemetrySeries:
 class _Grid:
     """A view's column edges and per-column extremes, kept for the next view."""
 
-    __slots__ = ("columns", "edges", "folded_x", "hi", "last", "last_x", "lo", "width", "window")
+    __slots__ = (
+        "columns",
+        "edges",
+        "folded_x",
+        "hi",
+        "last",
+        "last_x",
+        "lo",
+        "odd",
+        "width",
+        "window",
+    )
 
-    def __init__(
-        self,
-        width: int,
-        window: float | None,
-        edges: list[float],
-        lo: list[float],
-        hi: list[float],
-        last: list[float | None],
-    ) -> None:
+    def __init__(self, width: int, window: float | None, edges: list[float]) -> None:
         self.width = width
         self.window = window
         self.edges = edges
-        self.lo = lo
-        self.hi = hi
-        self.last = last
+        self.lo = [math.inf] * width
+        self.hi = [-math.inf] * width
+        self.last: list[float | None] = [None] * width
+        self.odd = [0] * width
         self.columns: list[Column | None] = [None] * width
         self.last_x = -math.inf
         self.folded_x = -math.inf
@@ -450,6 +436,19 @@ def _edges(first_x: float, x_end: float, width: int, window: float | None) -> li
     x_start = first_x if window is None else max(first_x, x_end - window)
     span = x_end - x_start
     return [x_start + span * c / width for c in range(width)] + [math.inf]
+
+
+def _finite_parts(ys: array[float]) -> tuple[array[float], array[float]]:
+    """`ys` as (lo, hi) arrays in which a non-finite value is +inf / -inf: never the min
+    or the max, so a column's extremes are those of its finite samples."""
+    inf = math.inf
+    lo = array("d", [y if y - y == 0.0 else inf for y in ys])
+    hi = array("d", [y if y - y == 0.0 else -inf for y in ys])
+    return lo, hi
+
+
+def _odd_of(ys: array[float]) -> array[int]:
+    return array("B", [kind_bit(y) for y in ys])
 
 
 def _col(x: float, edges: list[float]) -> int:
