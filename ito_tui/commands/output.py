@@ -6,15 +6,25 @@ terminal (and TERM is not "dumb"). Only plain ANSI SGR codes are written, and
 only when colour is on. Every string that came from the backend goes through
 `safe()`, which makes control characters visible, so a hostile or broken
 backend can never move the cursor, set the title or smuggle an OSC sequence.
+
+JSON output (every `--json`) is RFC 8259: a non-finite number (a diverged loss, an
+infinite ETA) is written as the string `"NaN"`, `"Infinity"` or `"-Infinity"`, the
+forms API.md v1.1 names, never as a bare token `jq` rejects; `allow_nan=False` makes
+any value that escaped `to_jsonable` fail loudly instead of writing invalid JSON.
+Numbers in text go through `ito_tui.format` (`NaN`, `∞`, `>999d`, never a traceback).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any, TextIO
+
+from ito_tui.format import special, special_duration
 
 _SGR = {
     "bold": "1",
@@ -52,10 +62,16 @@ def safe(value: object) -> str:
 
 
 def to_jsonable(value: Any) -> Any:
-    """A pydantic model (or list of them) as plain JSON data; other values unchanged."""
+    """A pydantic model (or list of them) as plain JSON data, every non-finite float as
+    the string API.md v1.1 names (`"NaN"`, `"Infinity"`, `"-Infinity"`)."""
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json")
+        # mode="json" leaves non-finite floats as floats, whatever ser_json_inf_nan says.
+        return to_jsonable(dump(mode="json"))
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
     return value
@@ -129,11 +145,15 @@ class Output:
 
     def json(self, value: Any) -> None:
         """`value` as one JSON document; ASCII-only, so no raw control byte can appear."""
-        self.line(json.dumps(to_jsonable(value), indent=2, ensure_ascii=True))
+        self.line(json.dumps(to_jsonable(value), indent=2, ensure_ascii=True, allow_nan=False))
 
     def json_line(self, value: Any) -> None:
         """`value` as one compact JSON line (streams such as `watch --json`)."""
-        self.line(json.dumps(to_jsonable(value), ensure_ascii=True, separators=(",", ":")))
+        self.line(
+            json.dumps(
+                to_jsonable(value), ensure_ascii=True, separators=(",", ":"), allow_nan=False
+            )
+        )
 
     def table(self, headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
         """A plain left-aligned table; cells must already be safe text.
@@ -176,22 +196,31 @@ def money(value: object) -> str:
     """A money value (Decimal) as `$1,234.50`; nothing when there is none."""
     from ito_tui.describe import usd_exact
 
-    return "" if value is None else usd_exact(value)
+    if value is None:
+        return ""
+    text = special(value) if isinstance(value, int | float | Decimal) else None
+    return f"${text}" if text is not None else usd_exact(value)
 
 
 def hours(value: float | None) -> str:
-    """Hours as `3.2 h` or `2.1 d` for long spans."""
+    """Hours as `3.2 h` or `2.1 d` for long spans; `>999d`, `∞`, `NaN` bounded."""
     if value is None:
         return "n/a"
+    text = special_duration(value, 3600.0)
+    if text is not None:
+        return text
     if value >= 48:
         return f"{value / 24:.1f} d"
     return f"{value:.1f} h"
 
 
 def duration_s(seconds: float | None) -> str:
-    """Seconds as `42s`, `11m`, `3h05m` or `2d04h`."""
+    """Seconds as `42s`, `11m`, `3h05m` or `2d04h`; `>999d`, `∞`, `NaN` bounded."""
     if seconds is None:
         return "n/a"
+    text = special_duration(seconds)
+    if text is not None:
+        return text
     s = int(max(seconds, 0))
     if s < 60:
         return f"{s}s"

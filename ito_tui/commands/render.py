@@ -1,7 +1,8 @@
 """Human-readable renderings of estimates, runs and proposals for the headless commands.
 
 Every value that came from the backend passes through `safe()`; numbers are
-formatted here. Nothing in this module talks to the network.
+formatted here, through `ito_tui.format` (`NaN`, `∞`, `>999d`, `1e308`: never a
+traceback). Nothing in this module talks to the network.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ito_tui.describe import action_phrases, evidence_phrases, impact_phrases
+from ito_tui.format import fixed, general, integer, percent
 
 from .context import print_refusals
 from .output import Output, duration_s, hours, money, safe
@@ -40,7 +42,8 @@ def state_text(out: Output, state: object) -> str:
 def booking_line(b: Booking) -> str:
     return (
         f"{safe(b.booking_id)}: {safe(b.gpu_sku)}, {b.node_count} × {b.gpus_per_node} = "
-        f"{b.gpu_count} GPUs, {safe(b.fabric.kind)} {b.fabric.gbit_per_s_per_gpu:g} Gb/s per GPU, "
+        f"{b.gpu_count} GPUs, {safe(b.fabric.kind)} {general(b.fabric.gbit_per_s_per_gpu, 6)} "
+        "Gb/s per GPU, "
         f"{money(b.price_usd_per_gpu_hour)}/GPU-h"
     )
 
@@ -50,7 +53,7 @@ def plan_pairs(p: Plan) -> list[tuple[str, str]]:
     pct = 100 * p.est_mem_per_gpu_gib / p.hbm_per_gpu_gib if p.hbm_per_gpu_gib else 0.0
     precision = safe(p.precision)
     if p.est_mfu_frac is not None:
-        mfu = f"{100 * p.est_mfu_frac:.1f}%"
+        mfu = percent(p.est_mfu_frac, 1)
     else:
         mfu = "n/a under fp8" if precision in FP8 else "n/a"
     return [
@@ -65,12 +68,16 @@ def plan_pairs(p: Plan) -> list[tuple[str, str]]:
             f"compile {'on' if p.compile else 'off'}",
         ),
         ("fault tolerance", safe(p.fault_tolerance)),
-        ("batch", f"{p.local_batch_seqs} seqs/GPU, {p.global_batch_tokens:,} tokens global"),
+        (
+            "batch",
+            f"{p.local_batch_seqs} seqs/GPU, {integer(p.global_batch_tokens)} tokens global",
+        ),
         (
             "memory/GPU",
-            f"{p.est_mem_per_gpu_gib:.1f} GiB of {p.hbm_per_gpu_gib:.0f} GiB HBM ({pct:.0f}%)",
+            f"{fixed(p.est_mem_per_gpu_gib, 1)} GiB of {fixed(p.hbm_per_gpu_gib, 0)} GiB HBM "
+            f"({fixed(pct, 0)}%)",
         ),
-        ("throughput", f"{p.est_tokens_per_s_per_gpu:,.0f} tokens/s/GPU"),
+        ("throughput", f"{fixed(p.est_tokens_per_s_per_gpu, 0, grouping=True)} tokens/s/GPU"),
         ("MFU", mfu),
     ]
 
@@ -86,8 +93,8 @@ def render_estimate(out: Output, est: Estimate, budget_usd: object, booking: Boo
     if est.stages:
         out.line(out.style("stages", "bold"))
         rows = [
-            [safe(s.stage), f"{s.tokens:,}", f"{s.gpu_hours:,.0f}", hours(s.wall_clock_h),
-             money(s.usd)]
+            [safe(s.stage), integer(s.tokens), fixed(s.gpu_hours, 0, grouping=True),
+             hours(s.wall_clock_h), money(s.usd)]
             for s in est.stages
         ]  # fmt: skip
         out.table(("  stage", "tokens", "gpu-h", "wall clock", "cost"), _indent(rows))
@@ -100,7 +107,7 @@ def render_estimate(out: Output, est: Estimate, budget_usd: object, booking: Boo
     out.line(out.style("estimate", "bold"))
     out.pairs(
         [
-            ("GPU hours", f"{est.total_gpu_hours:,.0f}"),
+            ("GPU hours", fixed(est.total_gpu_hours, 0, grouping=True)),
             (
                 "time",
                 f"p50 {hours(est.wall_clock_h_p50)}, p90 {hours(est.wall_clock_h_p90)} "
@@ -111,7 +118,7 @@ def render_estimate(out: Output, est: Estimate, budget_usd: object, booking: Boo
                 f"p50 {money(est.usd_p50)}, p90 {money(est.usd_p90)} "
                 f"vs budget {money(budget_usd)}: {budget_ok}",
             ),
-            ("interruptions", f"{est.expected_interruptions:.1f} expected"),
+            ("interruptions", f"{fixed(est.expected_interruptions, 1)} expected"),
         ]
     )
     for w in est.warnings:
@@ -129,7 +136,7 @@ def spend_text(run: Run) -> str:
     s = run.spend
     return (
         f"{money(s.usd_spent)} spent of {money(s.budget_usd)} budget "
-        f"({money(s.usd_committed)} committed, {s.gpu_hours:,.0f} GPU-h)"
+        f"({money(s.usd_committed)} committed, {fixed(s.gpu_hours, 0, grouping=True)} GPU-h)"
     )
 
 
@@ -156,7 +163,7 @@ def render_run(out: Output, run: Run) -> None:
         prog = ""
         if st.progress is not None and st.progress.total_steps:
             p = st.progress
-            prog = f"{p.step:,}/{p.total_steps:,} ({100 * p.frac:.0f}%)"
+            prog = f"{integer(p.step)}/{integer(p.total_steps)} ({percent(p.frac)})"
             if p.eta_s is not None and str(st.state) == "running":
                 prog += f" eta {duration_s(p.eta_s)}"
         gate = ""
@@ -165,7 +172,8 @@ def render_run(out: Output, run: Run) -> None:
             failing = st.gate.failing
             if failing:
                 gate += ": " + ", ".join(
-                    f"{safe(r.benchmark)} {r.value:.3g} {safe(r.comparator)} {r.threshold:.3g}"
+                    f"{safe(r.benchmark)} {general(r.value)} {safe(r.comparator)} "
+                    f"{general(r.threshold)}"
                     for r in failing
                 )
         rows.append(["  " + safe(st.name), state_text(out, st.state), prog, gate])

@@ -4,13 +4,16 @@ Human lines use the shared event-log summaries (`ito_tui.state.describe`, the
 same text the TUI's log shows, already terminal-safe) and throttle the chatty
 types (telemetry, stage.progress) to one line every few seconds so a fast run
 stays readable; JSON mode prints every event. Connection changes go to stderr
-in both modes, so stdout stays a clean stream.
+in both modes, so stdout stays a clean stream. Numbers follow `ito_tui.format`: a
+diverged loss prints `NaN` or `∞`, and JSON lines carry `"NaN"` / `"Infinity"`.
 """
 
 from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING
+
+from ito_tui.format import fixed, integer, percent
 
 from .output import Output, money, safe
 
@@ -38,12 +41,18 @@ def telemetry_text(event: EventBase) -> str:
         from ito_tui.state import describe
 
         return describe(event)
-    mfu = f"  MFU {100 * s.mfu_frac:.0f}%" if s.mfu_frac is not None else ""
+    mfu = f"  MFU {percent(s.mfu_frac)}" if s.mfu_frac is not None else ""
+    tps = s.tokens_per_s_per_gpu
+    goodput = s.goodput.ml_productivity_frac
     return (
-        f"{safe(s.stage)} step {s.step:,}  loss {s.loss:.3f}  "
-        f"{s.tokens_per_s_per_gpu:,.0f} tok/s/GPU{mfu}  "
-        f"goodput {100 * s.goodput.ml_productivity_frac:.0f}%  spent {money(s.spend_usd)}"
+        f"{safe(s.stage)} step {integer(s.step)}  loss {_or_dash(s.loss, 3)}  "
+        f"{'–' if tps is None else fixed(tps, 0, grouping=True)} tok/s/GPU{mfu}  "
+        f"goodput {'–' if goodput is None else percent(goodput)}  spent {money(s.spend_usd)}"
     )
+
+
+def _or_dash(value: float | None, digits: int) -> str:
+    return "–" if value is None else fixed(value, digits)
 
 
 class WatchPrinter:
@@ -53,6 +62,11 @@ class WatchPrinter:
         self.out = out
         self.as_json = as_json
         self._last: dict[str, float] = {}
+        from ito_tui.client.connection import Flaps
+
+        self._flaps = Flaps()
+        self._reconnects = 0
+        self._note: str | None = None
 
     def event(self, event: EventBase) -> None:
         """Print one event (human lines of chatty types are throttled)."""
@@ -81,10 +95,22 @@ class WatchPrinter:
             )
 
     def connection(self, state: ConnectionState) -> None:
-        """Report reconnects on stderr (never on stdout, which may be a JSON stream)."""
-        if state.status == "reconnecting":
-            wait = f" in {state.retry_in_s:.0f}s" if state.retry_in_s is not None else ""
-            why = f" ({safe(state.error)})" if state.error else ""
-            self.out.info(f"connection lost{why}; reconnecting{wait} (attempt {state.attempt})")
-        elif state.status == "resynced":
-            self.out.info("resynced from a snapshot (older events expired on the server)")
+        """Report the connection on stderr (never on stdout, which may be a JSON stream):
+        the first reconnect of a flapping episode, then only summaries (`Flaps`)."""
+        if state.status == "reconnecting" and state.reconnects > self._reconnects:
+            self._reconnects = state.reconnects
+            for line in self._flaps.reconnect(
+                safe(state.error or "no reason given"), state.retry_in_s
+            ):
+                self.out.info(line)
+        elif state.status == "resynced" and state.note != self._note:
+            self._note = state.note
+            if state.note:
+                self.out.info(safe(state.note))
+            else:
+                self.out.info("resynced from a snapshot (older events expired on the server)")
+
+    def close(self) -> None:
+        """Say how unstable the connection was, if that was not said yet."""
+        for line in self._flaps.close():
+            self.out.info(line)
