@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ito_tui.format import fixed
 from ito_tui.tui.format import count, hours, pct, safe, usd, usd_short
 from ito_tui.tui.widgets.bars import meter
 
@@ -39,7 +40,7 @@ def _plan_lines(plan: Plan) -> list[Content]:
             "",
             f"{plan.local_batch_seqs} seq/GPU · {count(plan.global_batch_tokens)} tok/step",
         ),
-        _row("Speed", f"{plan.est_tokens_per_s_per_gpu:,.0f} tok/s/GPU"),
+        _row("Speed", f"{fixed(plan.est_tokens_per_s_per_gpu, 0, grouping=True)} tok/s/GPU"),
         _row("MFU", mfu),
     ]
 
@@ -90,7 +91,10 @@ class EstimatePanel(Widget):
             plan = estimate.plan
             out.extend(_plan_lines(plan))
             out.append(
-                _row("Memory", f"{plan.est_mem_per_gpu_gib:.1f} / {plan.hbm_per_gpu_gib:.0f} GiB")
+                _row(
+                    "Memory",
+                    f"{fixed(plan.est_mem_per_gpu_gib, 1)} / {fixed(plan.hbm_per_gpu_gib, 0)} GiB",
+                )
             )
             out.append(_row("", meter(plan.est_mem_per_gpu_gib, plan.hbm_per_gpu_gib, bar_width)))
         # A plan that cannot run has no time or cost worth a bar (they come back as zero).
@@ -134,8 +138,8 @@ class EstimatePanel(Widget):
             verdict = "within" if estimate.fits_budget else "OVER"
             style = "$gate-passed" if estimate.fits_budget else "$gate-failed"
             out.append(_row("", (f"p90 {verdict} {usd(self.budget)}", style)))
-        out.append(_row("GPU-h", f"{estimate.total_gpu_hours:,.0f}"))
-        out.append(_row("Faults", f"≈ {estimate.expected_interruptions:.1f} interruptions"))
+        out.append(_row("GPU-h", fixed(estimate.total_gpu_hours, 0, grouping=True)))
+        out.append(_row("Faults", f"≈ {fixed(estimate.expected_interruptions, 1)} interruptions"))
         return out
 
     def _stages(self, estimate: Estimate) -> list[Content]:

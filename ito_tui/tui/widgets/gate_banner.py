@@ -8,6 +8,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Gate
+from ito_tui.format import general
 
 from .runfmt import safe, stage_label
 
@@ -16,7 +17,9 @@ def failing_summary(gate: Gate) -> str:
     """`mmlu 0.412 < 0.450, gsm8k …` for the failing results of a gate."""
     parts = []
     for r in gate.failing:
-        parts.append(f"{safe(r.benchmark)} {r.value:.3g} (needs {r.comparator} {r.threshold:.3g})")
+        parts.append(
+            f"{safe(r.benchmark)} {general(r.value)} (needs {r.comparator} {general(r.threshold)})"
+        )
     return ", ".join(parts) or "no benchmark reported"
 
 

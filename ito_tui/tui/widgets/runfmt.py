@@ -1,12 +1,18 @@
-"""Formatting helpers shared by the run widgets: durations, money, counts, bars, glyphs."""
+"""Formatting helpers shared by the run widgets: durations, money, counts, bars, glyphs.
+
+Non-finite and out-of-range numbers are left to `ito_tui.format` (`NaN`, `∞`, `>999d`,
+`1e308`): a diverged run is shown as such, never as `–` (no value) and never a crash.
+"""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from decimal import Decimal
 
 from rich.text import Text
 
+from ito_tui.format import special, special_duration, special_percent
 from ito_tui.tui.format import safe as safe  # one definition, re-exported for the widgets
 
 STATE_GLYPHS: dict[str, str] = {
@@ -56,6 +62,9 @@ def duration(seconds: float | None) -> str:
     """`42s`, `12m05s`, `3h07m`, `2d04h`; `–` when unknown."""
     if seconds is None:
         return "–"
+    text = special_duration(seconds)
+    if text is not None:
+        return text
     s = max(0, round(seconds))
     if s < 60:
         return f"{s}s"
@@ -76,6 +85,9 @@ def usd(value: Decimal | float | None) -> str:
     """`$1,234` for large amounts, `$12.50` for small ones."""
     if value is None:
         return "–"
+    text = special(value)
+    if text is not None:
+        return f"${text}"
     amount = Decimal(str(value))
     if abs(amount) >= 1000:
         return f"${amount:,.0f}"
@@ -86,6 +98,9 @@ def count(value: float | None) -> str:
     """Counts with SI suffixes: `51.2B`, `340M`, `12.4K`."""
     if value is None:
         return "–"
+    text = special(value)
+    if text is not None:
+        return text
     v = float(value)
     for unit, div in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
         if abs(v) >= div:
@@ -97,6 +112,9 @@ def number(value: float | None, digits: int = 3) -> str:
     """A compact number with `digits` significant figures; `–` when unknown."""
     if value is None:
         return "–"
+    text = special(value)
+    if text is not None:
+        return text
     v = float(value)
     if v != 0 and (abs(v) >= 10_000 or abs(v) < 0.001):
         return count(v) if abs(v) >= 10_000 else f"{v:.1e}"
@@ -104,12 +122,14 @@ def number(value: float | None, digits: int = 3) -> str:
 
 
 def pct(frac: float | None) -> str:
-    return "–" if frac is None else f"{frac * 100:.0f}%"
+    if frac is None:
+        return "–"
+    return special_percent(frac) or f"{frac * 100:.0f}%"
 
 
 def bar(frac: float, width: int) -> str:
-    """A text progress bar of `width` cells with eighth-cell resolution."""
-    frac = min(1.0, max(0.0, frac))
+    """A text progress bar of `width` cells with eighth-cell resolution (empty for NaN)."""
+    frac = min(1.0, max(0.0, frac)) if not math.isnan(frac) else 0.0
     eighths = round(frac * width * 8)
     full, part = divmod(eighths, 8)
     partial = " ▏▎▍▌▋▊▉"[part] if part and full < width else ""

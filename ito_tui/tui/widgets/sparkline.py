@@ -5,13 +5,22 @@ This one draws a `SeriesView` that `state.TelemetrySeries` already bucketed to t
 width, so a frame costs O(width) whatever the history, and each chart row is one span.
 Each column keeps its bucket's minimum and maximum, so a dip or a spike inside a bucket
 stays visible.
+
+Non-finite samples are data (a diverged loss): a column that holds one is marked in the
+theme's error colour — `×` (NaN) and `↑` (+Infinity) on the top row, `↓` (−Infinity) on
+the bottom row — and the scale comes from the finite samples only. A huge *finite* value
+(1e308) is finite: it is drawn at its true height, so the others sit at the bottom and the
+min–max label says why (a log scale would misdraw every ordinary chart); a span too wide
+for a float (−1e308 to 1e308) is halved before scaling, never a crash.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import groupby
 from typing import Self
 
 from rich.cells import cell_len
@@ -22,11 +31,18 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ito_tui.format import NONFINITE_MARKS, special
+from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT
 from ito_tui.textsafe import one_line
 
 LOWER = " ▁▂▃▄▅▆▇█"
 MARKER = "↶"
 SHADE = "▒"
+NAN_GLYPH = "×"
+POS_INF_GLYPH = "↑"
+NEG_INF_GLYPH = "↓"
+NONFINITE_GLYPHS = frozenset({NAN_GLYPH, POS_INF_GLYPH, NEG_INF_GLYPH})
+"""Glyphs of non-finite samples (never drawn otherwise: the renderer colours them)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +61,9 @@ class ChartData:
     """Column indices to mark (e.g. where a rollback rewound the step counter)."""
     note: str | None = None
     """Shown instead of the value when the metric has no meaning (e.g. `n/a (fp8)`)."""
+    odd: Sequence[int] = field(default_factory=tuple)
+    """Per column, which non-finite kinds it holds (`state.NAN_BIT | POS_INF_BIT | …`);
+    empty when none does."""
 
 
 def _level(value: float, lo: float, hi: float, levels: int) -> float:
@@ -63,8 +82,10 @@ def _filled(data: ChartData) -> tuple[list[float | None], list[float | None]]:
     known = [i for i, v in enumerate(highs) if v is not None]
     if not known:
         return lows, highs
+    odd = data.odd
     for i in range(known[0] + 1, known[-1]):
-        if highs[i] is None:
+        # A column of only non-finite samples is not a hole: it shows its mark, no bar.
+        if highs[i] is None and not (i < len(odd) and odd[i]):
             lows[i] = highs[i] = highs[i - 1]
     return lows, highs
 
@@ -87,13 +108,19 @@ def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[s
     width = len(data.highs)
     lo = data.vmin if floor is None else min(floor, data.vmin if data.vmin is not None else floor)
     hi = data.vmax
-    if lo is None or hi is None:
-        return [" " * width] * rows
+    if lo is None or hi is None:  # no finite sample: nothing but the non-finite marks
+        blank = [[" "] * width for _ in range(rows)]
+        return _marked(blank, data) if any(data.odd) else ["".join(r) for r in blank]
     levels = rows * 8
     lows, highs = _filled(data)
     blank = (" ",) * rows
     columns: list[tuple[str, ...]] = []
     span = hi - lo
+    if span == math.inf:  # -1e308 to 1e308: halved, every level is the same
+        lo, hi = lo / 2, hi / 2
+        lows = [None if v is None else v / 2 for v in lows]
+        highs = [None if v is None else v / 2 for v in highs]
+        span = hi - lo
     for top_v, bot_v in zip(highs, lows, strict=True):
         if top_v is None:
             columns.append(blank)
@@ -113,6 +140,19 @@ def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[s
     grid = (
         [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in range(rows)]
     )
+    return _marked(grid, data)
+
+
+def _marked(grid: list[list[str]], data: ChartData) -> list[str]:
+    """`grid` with the non-finite marks and the markers drawn over it, as row strings."""
+    width = len(grid[0]) if grid else 0
+    for col, bits in enumerate(data.odd[:width]):
+        if not bits:
+            continue
+        if bits & NEG_INF_BIT:
+            grid[-1][col] = NEG_INF_GLYPH
+        if bits & (NAN_BIT | POS_INF_BIT):
+            grid[0][col] = NAN_GLYPH if bits & NAN_BIT else POS_INF_GLYPH
     for col in data.markers:
         if 0 <= col < width:
             grid[0][col] = MARKER
@@ -155,8 +195,12 @@ Formatter = Callable[[float | None], str]
 
 
 def default_format(value: float | None) -> str:
+    """`3.14`, `8,412`, `12.4K`, `1.2e-03`; `NaN`, `∞`, `1e308` (`ito_tui.format`)."""
     if value is None:
         return "–"
+    text = special(value)
+    if text is not None:
+        return text
     if abs(value) >= 10_000:
         for unit, div in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
             if abs(value) >= div:
@@ -193,8 +237,14 @@ class TextSparkline(Widget):
     TextSparkline > .sparkline--chart { color: $accent; }
     TextSparkline > .sparkline--label { color: $text-muted; }
     TextSparkline > .sparkline--value { text-style: bold; }
+    TextSparkline > .sparkline--nonfinite { color: $error; text-style: bold; }
     """
-    COMPONENT_CLASSES = {"sparkline--chart", "sparkline--label", "sparkline--value"}
+    COMPONENT_CLASSES = {
+        "sparkline--chart",
+        "sparkline--label",
+        "sparkline--value",
+        "sparkline--nonfinite",
+    }
 
     LABEL_WIDTH = 11
     STATS_WIDTH = 15
@@ -227,8 +277,8 @@ class TextSparkline(Widget):
         """The size and the rows on screen (or about to be, once the repaint runs)."""
         self._stale = True
         """A repaint was asked for without new rows: read the source again to draw."""
-        self._styles: tuple[tuple[Style, str], tuple[Style, Style, Style]] | None = None
-        """The widget's style and the label, chart and value styles drawn with it."""
+        self._styles: tuple[tuple[Style, str], tuple[Style, Style, Style, Style]] | None = None
+        """The widget's style and the label, chart, value and non-finite styles over it."""
 
     # The size is passed down rather than read again: each `Widget.size` walks Textual's
     # layout (~3 us), and a chart read it nine times per telemetry event.
@@ -333,26 +383,41 @@ class TextSparkline(Widget):
         base = self.rich_style
         if y >= len(rows):
             return Strip.blank(size.width, base)
-        label, chart, value = self._span_styles(base)
+        label, chart, value, odd = self._span_styles(base)
         row = rows[y]
         chart_end = self.LABEL_WIDTH + self.chart_width(size)
+        cells = row[self.LABEL_WIDTH : chart_end]
+        stats = row[chart_end:]
+        if y == 0:
+            value = odd if stats.lstrip().startswith(NONFINITE_MARKS) else value
         return Strip(
             [
                 Segment(row[: self.LABEL_WIDTH], label),
-                Segment(row[self.LABEL_WIDTH : chart_end], chart),
-                Segment(row[chart_end:], value if y == 0 else label),
+                *(
+                    (Segment(cells, chart),)
+                    if NONFINITE_GLYPHS.isdisjoint(cells)
+                    else _chart_segments(cells, chart, odd)
+                ),
+                Segment(stats, value if y == 0 else label),
             ],
             len(row),
         )
 
-    def _span_styles(self, base: Style) -> tuple[Style, Style, Style]:
-        """Label, chart and value styles over `base` (cached while base and theme hold)."""
+    def _span_styles(self, base: Style) -> tuple[Style, Style, Style, Style]:
+        """Label, chart, value and non-finite styles over `base` (cached while base and
+        theme hold)."""
         key = (base, self.app.theme)
         if self._styles is None or self._styles[0] != key:
-            parts = (
-                self.get_component_rich_style(name, partial=True)
-                for name in ("sparkline--label", "sparkline--chart", "sparkline--value")
+            names = ("label", "chart", "value", "nonfinite")
+            label, chart, value, odd = (
+                base + self.get_component_rich_style(f"sparkline--{name}", partial=True)
+                for name in names
             )
-            label, chart, value = (base + part for part in parts)
-            self._styles = (key, (label, chart, value))
+            self._styles = (key, (label, chart, value, odd))
         return self._styles[1]
+
+
+def _chart_segments(cells: str, chart: Style, odd: Style) -> Iterator[Segment]:
+    """The chart cells as runs of the chart style and runs of non-finite marks."""
+    for is_odd, run in groupby(cells, NONFINITE_GLYPHS.__contains__):
+        yield Segment("".join(run), odd if is_odd else chart)

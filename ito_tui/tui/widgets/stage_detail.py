@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Gate, Plan, Stage
+from ito_tui.format import fixed, integer, percent
 
 from .runfmt import (
     STATE_GLYPHS,
@@ -35,6 +36,18 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return getattr(obj, name, default)
 
 
+def _number(value: object, fmt: Callable[[float], str]) -> str:
+    """`fmt(value)` for a number; anything else as the backend sent it (a summary is
+    the backend's own dict: a string where a number belongs must not crash the pane)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return fmt(value)
+    return safe(value)
+
+
+def _f3(value: float) -> str:
+    return fixed(value, 3)
+
+
 def gate_table(gate: Gate, pass_style: Style | str = "", fail_style: Style | str = "") -> Table:
     """The gate battery as a table: benchmark, metric, value ± stderr, threshold, ref, verdict."""
     table = Table(box=None, pad_edge=False, show_edge=False, expand=False, header_style="bold")
@@ -48,13 +61,13 @@ def gate_table(gate: Gate, pass_style: Style | str = "", fail_style: Style | str
     ):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for r in gate.results:
-        ref = "–" if r.reference_value is None else f"{r.reference_value:.3f}"
+        ref = "–" if r.reference_value is None else _f3(r.reference_value)
         verdict = Text("✓ pass", style=pass_style) if r.passed else Text("✗ FAIL", style=fail_style)
         table.add_row(
             literal(r.benchmark),
             literal(r.metric),
-            f"{r.value:.3f} ± {r.stderr:.3f}",
-            Text(f"{r.comparator} {r.threshold:.3f} {safe(r.rule)}"),
+            f"{_f3(r.value)} ± {_f3(r.stderr)}",
+            Text(f"{r.comparator} {_f3(r.threshold)} {safe(r.rule)}"),
             ref,
             verdict,
         )
@@ -69,14 +82,14 @@ def gate_lines(gate: Gate, pass_style: Style | str = "", fail_style: Style | str
             out.append("\n")
         verdict = ("✓ pass ", pass_style) if r.passed else ("✗ FAIL ", fail_style)
         out.append(*verdict)
-        out.append(f"{safe(r.benchmark)} {safe(r.metric)} {r.value:.3f} ± {r.stderr:.3f}")
-        ref = "" if r.reference_value is None else f" · ref {r.reference_value:.3f}"
-        out.append(f"\n       needs {r.comparator} {r.threshold:.3f} ({safe(r.rule)}){ref}")
+        out.append(f"{safe(r.benchmark)} {safe(r.metric)} {_f3(r.value)} ± {_f3(r.stderr)}")
+        ref = "" if r.reference_value is None else f" · ref {_f3(r.reference_value)}"
+        out.append(f"\n       needs {r.comparator} {_f3(r.threshold)} ({safe(r.rule)}){ref}")
     return out
 
 
 def plan_lines(plan: Plan) -> list[Text]:
-    mfu = "n/a (fp8)" if plan.est_mfu_frac is None else f"{plan.est_mfu_frac * 100:.0f}%"
+    mfu = "n/a (fp8)" if plan.est_mfu_frac is None else percent(plan.est_mfu_frac)
     lines = [
         Text(
             f"world {plan.world_size} = dp {plan.dp_replicate}×{plan.dp_shard} "
@@ -87,8 +100,8 @@ def plan_lines(plan: Plan) -> list[Text]:
             f"compile {'on' if plan.compile else 'off'} · ft {safe(plan.fault_tolerance)}"
         ),
         Text(
-            f"mem {plan.est_mem_per_gpu_gib:.0f}/{plan.hbm_per_gpu_gib:.0f} GiB · "
-            f"{plan.est_tokens_per_s_per_gpu:,.0f} tok/s/GPU · MFU {mfu} · "
+            f"mem {fixed(plan.est_mem_per_gpu_gib, 0)}/{fixed(plan.hbm_per_gpu_gib, 0)} GiB · "
+            f"{fixed(plan.est_tokens_per_s_per_gpu, 0, grouping=True)} tok/s/GPU · MFU {mfu} · "
             f"batch {count(plan.global_batch_tokens)} tok"
         ),
     ]
@@ -102,27 +115,28 @@ def data_lines(summaries: Mapping[str, Any]) -> list[Text]:
     if manifest is not None:
         lines.append(
             Text(
-                f"manifest: {count(_get(manifest, 'documents'))} docs, "
-                f"{count(_get(manifest, 'tokens'))} tokens, {_get(manifest, 'shards', 0)} shards"
+                f"manifest: {_count(_get(manifest, 'documents'))} docs, "
+                f"{_count(_get(manifest, 'tokens'))} tokens, "
+                f"{safe(_get(manifest, 'shards', 0))} shards"
             )
         )
     dedup = summaries.get("dedup")
     if dedup is not None:
-        frac = float(_get(dedup, "removed_frac", 0.0))
+        removed = _number(_get(dedup, "removed_frac", 0.0), lambda v: percent(v, 1))
         lines.append(
             Text(
-                f"dedup ({safe(_get(dedup, 'method', 'minhash'))}): removed {frac * 100:.1f}% "
-                f"({count(_get(dedup, 'documents_before'))} → "
-                f"{count(_get(dedup, 'documents_after'))} docs)"
+                f"dedup ({safe(_get(dedup, 'method', 'minhash'))}): removed {removed} "
+                f"({_count(_get(dedup, 'documents_before'))} → "
+                f"{_count(_get(dedup, 'documents_after'))} docs)"
             )
         )
     decontam = summaries.get("decontam")
     if decontam is not None:
         per = _get(decontam, "per_benchmark", {}) or {}
         lines.append(
-            Text(f"decontamination: {_get(decontam, 'removed_documents', 0)} docs removed")
+            Text(f"decontamination: {safe(_get(decontam, 'removed_documents', 0))} docs removed")
         )
-        lines.extend(Text(f"  {safe(name)}: {n}") for name, n in sorted(per.items()))
+        lines.extend(Text(f"  {safe(name)}: {safe(n)}") for name, n in sorted(per.items()))
     return lines
 
 
@@ -136,12 +150,16 @@ def summary_value(value: object) -> str:
     return number(value, 4)
 
 
+def _count(value: object) -> str:
+    return count(None) if value is None else _number(value, count)
+
+
 def ladder_lines(ladder: Any) -> list[Text]:
     decision = safe(_get(ladder, "decision", "?"))
     text = [Text(f"150M-ladder decision: {decision.upper()}", style="bold")]
     ref, cand = _get(ladder, "reference_loss"), _get(ladder, "candidate_loss")
     if ref is not None and cand is not None:
-        text.append(Text(f"candidate loss {cand:.3f} vs reference {ref:.3f}"))
+        text.append(Text(f"candidate loss {_number(cand, _f3)} vs reference {_number(ref, _f3)}"))
     detail = _get(ladder, "detail", "")
     if detail:
         text.append(literal(detail))
@@ -222,7 +240,7 @@ class StageDetail(Widget):
             p = stage.progress
             parts.append(
                 Text(
-                    f"step {p.step:,}/{p.total_steps:,} · {count(p.tokens)}/"
+                    f"step {integer(p.step)}/{integer(p.total_steps)} · {count(p.tokens)}/"
                     f"{count(p.total_tokens)} tokens · ETA {duration(p.eta_s)}"
                 )
             )

@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import STAGE_ORDER, Stage
+from ito_tui.format import integer
 
 from .runfmt import (
     STATE_GLYPHS,
@@ -218,5 +219,5 @@ class StageList(Widget, can_focus=True):
         bar_line = f"   {bar(p.frac, max(4, width - 3 - len(eta)))}{eta}"
         amount = f"{count(p.tokens)}/{count(p.total_tokens)} tok"
         if p.total_steps:
-            amount = f"step {p.step:,}/{p.total_steps:,} · {amount}"
+            amount = f"step {integer(p.step)}/{integer(p.total_steps)} · {amount}"
         return [bar_line[:width], f"   {amount}"[:width]]

@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ito_tui.contract import TelemetrySample
+from ito_tui.format import percent, special
 from ito_tui.state import TelemetryBank
 from ito_tui.tui.format import usd_short
 
@@ -29,20 +30,26 @@ RL_STAGES = frozenset({"rlvr"})
 LOSS_LABELS = {"sft": "SFT loss", "dpo": "DPO loss", "rlvr": "RL loss"}
 
 
+# `–` is "no sample yet"; NaN, ±inf and huge values are written by `ito_tui.format`.
+
+
 def _pct(v: float | None) -> str:
-    return "–" if v is None else f"{v * 100:.1f}%"
+    return "–" if v is None else percent(v, 1)
 
 
 def _gib(v: float | None) -> str:
-    return "–" if v is None else f"{v:.0f} GiB"
+    return "–" if v is None else f"{special(v) or f'{v:.0f}'} GiB"
 
 
 def _usd(v: float | None) -> str:
-    return "–" if v is None else f"${v:,.0f}" if v >= 100 else f"${v:,.2f}"
+    if v is None:
+        return "–"
+    text = special(v)
+    return f"${text}" if text else f"${v:,.0f}" if v >= 100 else f"${v:,.2f}"
 
 
 def _steps(v: float | None) -> str:
-    return "–" if v is None else f"{v:.0f} st"
+    return "–" if v is None else f"{special(v) or f'{v:.0f}'} st"
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,7 @@ class TelemetryCharts:
         return ChartData(
             lows=[None if c is None else c.min for c in view.columns],
             highs=[None if c is None else c.max for c in view.columns],
+            odd=[0 if c is None else c.odd for c in view.columns],
             value=view.last,
             vmin=view.min,
             vmax=view.max,

@@ -11,6 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Checkpoint, FaultRecord
+from ito_tui.format import fixed, integer
 
 from .runfmt import duration, safe, stage_label
 
@@ -96,11 +97,11 @@ class Timeline(Widget):
             table.add_row(
                 *((f"{c.created_at:%H:%M:%S}",) if saved else ()),
                 stage_label(c.stage),
-                f"{c.step:,}",
-                f"{c.size_gb:,.0f}",
-                f"{c.blocking_s:.1f}",
-                f"{c.persist_s:.0f}",
-                "–" if bw is None else f"{bw:.1f}",
+                integer(c.step),
+                fixed(c.size_gb, 0, grouping=True),
+                fixed(c.blocking_s, 1),
+                fixed(c.persist_s, 0),
+                "–" if bw is None else fixed(bw, 1),
             )
         return table
 
@@ -111,7 +112,7 @@ class Timeline(Widget):
         for i, f in enumerate(self.faults):
             if i:
                 out.append("\n")
-            step = "" if f.step is None else f" at step {f.step:,}"
+            step = "" if f.step is None else f" at step {integer(f.step)}"
             out.append(f"{safe(f.kind)} on {safe(f.node or '?')}{step}\n  detected ")
             out.append(
                 f"after {duration(f.detected_after_s)}", breach if detect_breached(f) else ""
@@ -125,7 +126,7 @@ class Timeline(Widget):
             else:
                 out.append(" · not resumed yet")
             if f.lost_steps is not None:
-                out.append(f" · lost {f.lost_steps:,} steps")
+                out.append(f" · lost {integer(f.lost_steps)} steps")
             if detect_breached(f) or resume_breached(f):
                 out.append(" ⚠ SLO", breach)
         return out
@@ -148,9 +149,9 @@ class Timeline(Widget):
             table.add_row(
                 Text(safe(f.kind)),
                 Text(safe(f.node or "–")),
-                "–" if f.step is None else f"{f.step:,}",
+                "–" if f.step is None else integer(f.step),
                 detected,
                 resumed,
-                "–" if f.lost_steps is None else f"{f.lost_steps:,}",
+                "–" if f.lost_steps is None else integer(f.lost_steps),
             )
         return table
