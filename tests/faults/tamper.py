@@ -7,8 +7,12 @@ Per test it can:
 - `revoke()` the token: every later request (except capabilities) gets 401
   `auth.invalid`, as if an administrator revoked it mid-session;
 - `revoke_after_events(n)`: end the event stream after `n` events and revoke;
-- `break_json(pattern, fn)`: rewrite the JSON body of `GET` paths matching `pattern`
-  (a regex) with `fn(obj) -> obj`, e.g. to give a field the wrong type;
+- `break_json(pattern, fn, methods)`: rewrite the JSON body of answers to `methods`
+  (default `GET`) on paths matching `pattern` (a regex) with `fn(obj) -> obj`, e.g. to
+  give a field the wrong type or answer about another object (error bodies included);
+- `rewrite_headers(fn, pattern)`: rewrite the raw header list of every answer on paths
+  matching `pattern` with `fn(headers) -> headers`, bytes as they go on the wire (what a
+  proxy or CDN in front adds: non-ASCII, control bytes, duplicates, huge values);
 - `poison(fn)`: rewrite every JSON body and every SSE `data:` envelope with `fn`;
 - `event_hook(fn)`: rewrite each SSE envelope (dict) before it is sent.
 
@@ -27,6 +31,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 Rewrite = Callable[[Any], Any]
+RawHeaders = list[tuple[bytes, bytes]]
 
 PROBLEM_401 = {
     "type": "about:blank",
@@ -45,7 +50,8 @@ class Tamper:
         self.inner = inner
         self.revoked_at: float | None = None
         self.requests: list[tuple[str, str, float]] = []
-        self._breaks: list[tuple[re.Pattern[str], Rewrite]] = []
+        self._breaks: list[tuple[re.Pattern[str], Rewrite, tuple[str, ...]]] = []
+        self._header_rewrites: list[tuple[re.Pattern[str], Callable[[RawHeaders], RawHeaders]]] = []
         self._poison: Rewrite | None = None
         self._event_hook: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self._revoke_after: int | None = None
@@ -60,8 +66,11 @@ class Tamper:
     def revoke_after_events(self, n: int) -> None:
         self._revoke_after = n
 
-    def break_json(self, pattern: str, fn: Rewrite) -> None:
-        self._breaks.append((re.compile(pattern), fn))
+    def break_json(self, pattern: str, fn: Rewrite, methods: tuple[str, ...] = ("GET",)) -> None:
+        self._breaks.append((re.compile(pattern), fn, methods))
+
+    def rewrite_headers(self, fn: Callable[[RawHeaders], RawHeaders], pattern: str = "") -> None:
+        self._header_rewrites.append((re.compile(pattern), fn))
 
     def poison(self, fn: Rewrite) -> None:
         self._poison = fn
@@ -82,6 +91,7 @@ class Tamper:
             return
         method, path = scope["method"], scope["path"]
         self.requests.append((method, path, time.monotonic()))
+        send = self._with_headers(path, send)
         if self.revoked_at is not None and path != "/v1/capabilities":
             body = json.dumps(PROBLEM_401).encode()
             await send(
@@ -97,7 +107,9 @@ class Tamper:
             )
             await send({"type": "http.response.body", "body": body})
             return
-        rewrites = [fn for pattern, fn in self._breaks if method == "GET" and pattern.search(path)]
+        rewrites = [
+            fn for pattern, fn, verbs in self._breaks if method in verbs and pattern.search(path)
+        ]
         if self._poison is not None:
             rewrites.append(self._poison)
         wants_events = path.endswith("/events")
@@ -107,6 +119,21 @@ class Tamper:
             await self.inner(scope, receive, send)
             return
         await self.inner(scope, receive, _Rewriter(self, send, rewrites).send)
+
+    def _with_headers(self, path: str, send: Send) -> Send:
+        fns = [fn for pattern, fn in self._header_rewrites if pattern.search(path)]
+        if not fns:
+            return send
+
+        async def rewritten(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                for fn in fns:
+                    headers = fn(headers)
+                message = {**message, "headers": headers}
+            await send(message)
+
+        return rewritten
 
 
 class _Rewriter:
