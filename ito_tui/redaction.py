@@ -7,7 +7,7 @@ server said. The client registers every token it sends, whatever its source
 (keyring, `ITO_TOKEN`, the TUI's token cell), so a backend echoing it back in
 any displayed string cannot put it on the operator's screen.
 
-Headless and import-free: imported by `textsafe`, which everything imports.
+Headless, stdlib only: imported by `textsafe`, which everything imports.
 """
 
 from __future__ import annotations
@@ -37,9 +37,12 @@ def register_secret(value: str | SecretStr | None) -> None:
     raw = value if value is None or isinstance(value, str) else value.get_secret_value()
     if not raw or len(raw) < MIN_SECRET_LEN or raw in _SECRETS:
         return
+    # As it appears inside JSON text too (a quote or backslash escaped), so `--json`
+    # output and logged bodies are covered whatever the token holds (a token sent is
+    # printable ASCII, so these are the only escapes JSON applies to it).
+    forms = {raw, raw.replace("\\", "\\\\").replace('"', '\\"')}
     with _lock:
-        if raw not in _SECRETS:
-            _SECRETS = tuple(sorted((*_SECRETS, raw), key=len, reverse=True))
+        _SECRETS = tuple(sorted({*_SECRETS, *forms}, key=len, reverse=True))
 
 
 def redact_secrets(text: str) -> str:

@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any, TextIO
 
 from ito_tui.format import special, special_duration
+from ito_tui.redaction import redact_secrets
 
 _SGR = {
     "bold": "1",
@@ -144,16 +145,20 @@ class Output:
         self.info(self.style("error:", "red", "bold", err=True) + " " + text)
 
     def json(self, value: Any) -> None:
-        """`value` as one JSON document; ASCII-only, so no raw control byte can appear."""
-        self.line(json.dumps(to_jsonable(value), indent=2, ensure_ascii=True, allow_nan=False))
+        """`value` as one JSON document; ASCII-only, so no raw control byte can appear.
+
+        JSON is the one output not built from `safe()` strings: registered secrets (a
+        token a backend echoed into a field) are redacted in its text here.
+        """
+        text = json.dumps(to_jsonable(value), indent=2, ensure_ascii=True, allow_nan=False)
+        self.line(redact_secrets(text))
 
     def json_line(self, value: Any) -> None:
-        """`value` as one compact JSON line (streams such as `watch --json`)."""
-        self.line(
-            json.dumps(
-                to_jsonable(value), ensure_ascii=True, separators=(",", ":"), allow_nan=False
-            )
+        """`value` as one compact JSON line (streams such as `watch --json`), redacted."""
+        text = json.dumps(
+            to_jsonable(value), ensure_ascii=True, separators=(",", ":"), allow_nan=False
         )
+        self.line(redact_secrets(text))
 
     def table(self, headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
         """A plain left-aligned table; cells must already be safe text.
