@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
-from functools import cache
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
@@ -36,7 +35,6 @@ from ito_tui.contract import (
     Decision,
     Estimate,
     InjectRequest,
-    Page,
     Proposal,
     Run,
     RunSummary,
@@ -45,9 +43,11 @@ from ito_tui.contract import (
     WhoAmI,
 )
 
+from . import adapters
 from .answers import after_seq, check_conflict, check_decision, check_items, check_same
-from .errors import CapabilityMissing, Conflict, ProtocolError, ValidationFailed
+from .errors import CapabilityMissing, Conflict, ValidationFailed
 from .http import RetryPolicy, TokenSource, Transport, decode
+from .pages import MAX_PAGES, PAGE_LIMIT, follow_cursor
 from .policy import StreamPolicy, check_base_url, ssl_context
 
 if TYPE_CHECKING:
@@ -56,23 +56,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_USER_AGENT", "MAX_PAGES", "ItoClient"]
 
 DEFAULT_USER_AGENT = f"ito-tui/{__version__}"
-MAX_PAGES = 1000
-"""Most pages one listing call follows (a cursor loop is a ProtocolError before that)."""
-PAGE_LIMIT = 100
-
-# Response adapters, each built on first use and kept: building all eleven at import
-# cost ~57 ms, paid even by a command that sends one request (issue 8, #2b).
-_CAPS = cache(lambda: TypeAdapter(Capabilities))
-_WHOAMI = cache(lambda: TypeAdapter(WhoAmI))
-_BOOKING = cache(lambda: TypeAdapter(Booking))
-_BOOKING_PAGE = cache(lambda: TypeAdapter(Page[Booking]))
-_ESTIMATE = cache(lambda: TypeAdapter(Estimate))
-_RUN = cache(lambda: TypeAdapter(Run))
-_RUN_PAGE = cache(lambda: TypeAdapter(Page[RunSummary]))
-_TELEMETRY = cache(lambda: TypeAdapter(TelemetryPage))
-_CHECKPOINTS = cache(lambda: TypeAdapter(list[Checkpoint]))
-_PROPOSALS = cache(lambda: TypeAdapter(list[Proposal]))
-_PROPOSAL = cache(lambda: TypeAdapter(Proposal))
 
 
 def _json(model: BaseModel) -> bytes:
@@ -153,7 +136,7 @@ class ItoClient:
                 reply = await self._transport.send(
                     "GET", "/v1/capabilities", endpoint="GET /v1/capabilities"
                 )
-                self._caps = decode(_CAPS(), reply)
+                self._caps = decode(adapters.CAPS(), reply)
             return self._caps
 
     async def require(self, name: str) -> None:
@@ -189,7 +172,7 @@ class ItoClient:
 
     async def whoami(self) -> WhoAmI:
         """`GET /v1/whoami`: the operator the token maps to (AuthError if none)."""
-        result: WhoAmI = await self._get(_WHOAMI(), "/v1/whoami", "GET /v1/whoami", None)
+        result: WhoAmI = await self._get(adapters.WHOAMI(), "/v1/whoami", "GET /v1/whoami", None)
         return result
 
     async def _all_pages(
@@ -201,38 +184,18 @@ class ItoClient:
         params: dict[str, Any],
         all_pages: bool,
     ) -> list[Any]:
-        items: list[Any] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            page = await self._get(
-                adapter,
-                path,
-                endpoint,
-                capability,
-                {**params, "limit": PAGE_LIMIT, "cursor": cursor},
-            )
-            items.extend(page.items)
-            cursor = page.next_cursor
-            if not all_pages or not cursor:
-                return items
-            if cursor in seen:
-                raise ProtocolError(
-                    f"{endpoint}: the backend returned a cursor it had already returned",
-                    field="next_cursor",
-                    endpoint=endpoint,
-                )
-            seen.add(cursor)
-        raise ProtocolError(
-            f"{endpoint}: more than {MAX_PAGES} pages", field="next_cursor", endpoint=endpoint
-        )
+        async def fetch(cursor: str | None) -> Any:
+            page = {**params, "limit": PAGE_LIMIT, "cursor": cursor}
+            return await self._get(adapter, path, endpoint, capability, page)
+
+        return await follow_cursor(fetch, endpoint, all_pages)
 
     async def bookings(self, status: str | None = None, all_pages: bool = True) -> list[Booking]:
         """`GET /v1/bookings?status=`, following `next_cursor` unless `all_pages=False`."""
         endpoint = "GET /v1/bookings"
         filters = {"status": status}
         items = await self._all_pages(
-            _BOOKING_PAGE(), "/v1/bookings", endpoint, "bookings.read", filters, all_pages
+            adapters.BOOKING_PAGE(), "/v1/bookings", endpoint, "bookings.read", filters, all_pages
         )
         check_items(endpoint, items, status=status)
         return items
@@ -241,7 +204,7 @@ class ItoClient:
         """`GET /v1/bookings/{id}`."""
         endpoint = "GET /v1/bookings/{id}"
         result: Booking = await self._get(
-            _BOOKING(), f"/v1/bookings/{_seg(booking_id)}", endpoint, "bookings.read"
+            adapters.BOOKING(), f"/v1/bookings/{_seg(booking_id)}", endpoint, "bookings.read"
         )
         check_same(endpoint, "booking_id", result.booking_id, booking_id, "booking")
         return result
@@ -252,14 +215,18 @@ class ItoClient:
         """`GET /v1/runs?state=&booking_id=`, all pages."""
         endpoint = "GET /v1/runs"
         filters = {"state": state, "booking_id": booking_id}
-        items = await self._all_pages(_RUN_PAGE(), "/v1/runs", endpoint, "runs.read", filters, True)
+        items = await self._all_pages(
+            adapters.RUN_PAGE(), "/v1/runs", endpoint, "runs.read", filters, True
+        )
         check_items(endpoint, items, **filters)
         return items
 
     async def run(self, run_id: str) -> Run:
         """`GET /v1/runs/{id}`: the full snapshot, with `last_event_seq`."""
         endpoint = "GET /v1/runs/{id}"
-        result: Run = await self._get(_RUN(), f"/v1/runs/{_seg(run_id)}", endpoint, "runs.read")
+        result: Run = await self._get(
+            adapters.RUN(), f"/v1/runs/{_seg(run_id)}", endpoint, "runs.read"
+        )
         check_same(endpoint, "run_id", result.run_id, run_id, "run")
         return result
 
@@ -269,7 +236,7 @@ class ItoClient:
         """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=`."""
         endpoint = "GET /v1/runs/{id}/telemetry"
         result: TelemetryPage = await self._get(
-            _TELEMETRY(),
+            adapters.TELEMETRY(),
             f"/v1/runs/{_seg(run_id)}/telemetry",
             endpoint,
             "runs.telemetry",
@@ -282,7 +249,7 @@ class ItoClient:
     async def checkpoints(self, run_id: str) -> list[Checkpoint]:
         """`GET /v1/runs/{id}/checkpoints`."""
         result: list[Checkpoint] = await self._get(
-            _CHECKPOINTS(),
+            adapters.CHECKPOINTS(),
             f"/v1/runs/{_seg(run_id)}/checkpoints",
             "GET /v1/runs/{id}/checkpoints",
             "runs.read",
@@ -293,7 +260,7 @@ class ItoClient:
         """`GET /v1/runs/{id}/proposals?status=`."""
         endpoint = "GET /v1/runs/{id}/proposals"
         result: list[Proposal] = await self._get(
-            _PROPOSALS(),
+            adapters.PROPOSALS(),
             f"/v1/runs/{_seg(run_id)}/proposals",
             endpoint,
             "proposals.read",
@@ -327,7 +294,12 @@ class ItoClient:
     async def estimate(self, spec: TrainingSpec) -> Estimate:
         """`POST /v1/estimates` (no side effects, so it carries a fresh key and may retry)."""
         result: Estimate = await self._post(
-            _ESTIMATE(), "/v1/estimates", "POST /v1/estimates", "estimates.create", spec, _new_key()
+            adapters.ESTIMATE(),
+            "/v1/estimates",
+            "POST /v1/estimates",
+            "estimates.create",
+            spec,
+            _new_key(),
         )
         return result
 
@@ -335,7 +307,9 @@ class ItoClient:
         """`POST /v1/runs` with an Idempotency-Key (a new uuid4 when not given)."""
         endpoint = "POST /v1/runs"
         key = idempotency_key or _new_key()
-        result: Run = await self._post(_RUN(), "/v1/runs", endpoint, "runs.create", spec, key)
+        result: Run = await self._post(
+            adapters.RUN(), "/v1/runs", endpoint, "runs.create", spec, key
+        )
         check_same(endpoint, "booking_id", result.booking_id, spec.booking_id, "booking")
         return result
 
@@ -357,7 +331,7 @@ class ItoClient:
         endpoint = f"POST /v1/proposals/{{id}}/{verb}"
         try:
             result: Proposal = await self._post(
-                _PROPOSAL(),
+                adapters.PROPOSAL(),
                 f"/v1/proposals/{_seg(proposal_id)}/{verb}",
                 endpoint,
                 "proposals.decide",
@@ -376,7 +350,7 @@ class ItoClient:
         """`POST /v1/runs/{id}/cancel`; Conflict `run.terminal` if the run already ended."""
         endpoint = "POST /v1/runs/{id}/cancel"
         result: Run = await self._post(
-            _RUN(),
+            adapters.RUN(),
             f"/v1/runs/{_seg(run_id)}/cancel",
             endpoint,
             "runs.cancel",

@@ -1,0 +1,50 @@
+"""The response adapters of `ItoClient`, each built on first use and kept.
+
+Building all eleven at import cost ~57 ms, paid even by a command that sends one
+request (issue 8, #2b), so each is a cached zero-argument function.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from pydantic import TypeAdapter
+
+from ito_tui.contract import (
+    Booking,
+    Capabilities,
+    Checkpoint,
+    Estimate,
+    Page,
+    Proposal,
+    Run,
+    RunSummary,
+    TelemetryPage,
+    WhoAmI,
+)
+
+__all__ = [
+    "BOOKING",
+    "BOOKING_PAGE",
+    "CAPS",
+    "CHECKPOINTS",
+    "ESTIMATE",
+    "PROPOSAL",
+    "PROPOSALS",
+    "RUN",
+    "RUN_PAGE",
+    "TELEMETRY",
+    "WHOAMI",
+]
+
+CAPS = cache(lambda: TypeAdapter(Capabilities))
+WHOAMI = cache(lambda: TypeAdapter(WhoAmI))
+BOOKING = cache(lambda: TypeAdapter(Booking))
+BOOKING_PAGE = cache(lambda: TypeAdapter(Page[Booking]))
+ESTIMATE = cache(lambda: TypeAdapter(Estimate))
+RUN = cache(lambda: TypeAdapter(Run))
+RUN_PAGE = cache(lambda: TypeAdapter(Page[RunSummary]))
+TELEMETRY = cache(lambda: TypeAdapter(TelemetryPage))
+CHECKPOINTS = cache(lambda: TypeAdapter(list[Checkpoint]))
+PROPOSALS = cache(lambda: TypeAdapter(list[Proposal]))
+PROPOSAL = cache(lambda: TypeAdapter(Proposal))
