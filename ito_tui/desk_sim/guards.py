@@ -23,7 +23,10 @@ KEY_MAX_LEN = 255
 _bearer = HTTPBearer(auto_error=False, description="Operator token (ITO_SIM_TOKENS).")
 
 
-def desk_of(request: Request) -> Desk:
+# Dependencies, like routes, are all `async def`: FastAPI runs a plain `def` in a thread
+# pool, and the desk (its engines, its SQLite connection) belongs to the event loop's
+# thread only (see `Store`).
+async def desk_of(request: Request) -> Desk:
     desk: Desk = request.app.state.desk
     return desk
 
@@ -31,8 +34,8 @@ def desk_of(request: Request) -> Desk:
 DeskDep = Annotated[Desk, Depends(desk_of)]
 
 
-def operator_of(
-    request: Request,
+async def operator_of(
+    desk: DeskDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:
     """The operator the bearer token maps to; 401 `auth.invalid` otherwise.
@@ -40,7 +43,6 @@ def operator_of(
     Every configured token is compared in constant time (no early exit), and the
     token itself never reaches a log line or an error body.
     """
-    desk = desk_of(request)
     presented = (credentials.credentials if credentials else "").encode()
     found: str | None = None
     for token, operator in desk.config.tokens.items():

@@ -76,7 +76,7 @@ Cursor = Annotated[str | None, Query(max_length=512, description="From `next_cur
 
 
 @router.get("/v1/capabilities", response_model=Capabilities, tags=["desk"])
-def capabilities(desk: DeskDep) -> JSONResponse:
+async def capabilities(desk: DeskDep) -> JSONResponse:
     """What this server can do; needs no token. `server.mode` is `simulated` (DEMO)."""
     scaffold = desk.config.mode == "scaffold"
     caps: list[dict[str, Any]] = []
@@ -117,13 +117,13 @@ def capabilities(desk: DeskDep) -> JSONResponse:
 
 
 @router.get("/v1/whoami", response_model=WhoAmI, tags=["desk"])
-def whoami(operator: Operator) -> JSONResponse:
+async def whoami(operator: Operator) -> JSONResponse:
     """The operator the bearer token belongs to."""
     return ok(WhoAmI(operator=operator))
 
 
 @router.get("/v1/bookings", response_model=Page[Booking], tags=["bookings"])
-def bookings(
+async def bookings(
     desk: DeskDep,
     _operator: Operator,
     status: Annotated[BookingStatus | None, Query()] = None,
@@ -139,7 +139,7 @@ def bookings(
 
 
 @router.get("/v1/bookings/{booking_id}", response_model=Booking, tags=["bookings"])
-def booking(booking_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
+async def booking(booking_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
     found = desk.booking(booking_id)
     if found is None:
         raise ApiError("booking.not_found", f"no booking {booking_id}")
@@ -189,7 +189,7 @@ def scenario_of(desk: Desk, spec: TrainingSpec) -> str:
 
 
 @router.post("/v1/estimates", response_model=Estimate, tags=["runs"])
-def estimates(spec: TrainingSpec, desk: DeskDep, _operator: Operator) -> JSONResponse:
+async def estimates(spec: TrainingSpec, desk: DeskDep, _operator: Operator) -> JSONResponse:
     """Plan, cost, time, refusals and warnings for a spec on a booking (nothing is started)."""
     found = desk.booking(spec.booking_id)
     if found is None:

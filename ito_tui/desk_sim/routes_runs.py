@@ -60,7 +60,7 @@ def summary_of(run: dict[str, Any]) -> dict[str, Any]:
     ).model_dump(mode="json")
 
 
-def runs_create_wired(desk: DeskDep) -> None:
+async def runs_create_wired(desk: DeskDep) -> None:
     """In scaffold mode `runs.create` is not wired: 501 before the body is even validated.
 
     A dependency rather than a check in the handler, because FastAPI solves
@@ -141,7 +141,7 @@ async def create_run(
 
 
 @router.get("/v1/runs", response_model=Page[RunSummary])
-def list_runs(
+async def list_runs(
     desk: DeskDep,
     _operator: Operator,
     state: Annotated[RunStateName | None, Query()] = None,
@@ -163,7 +163,7 @@ def list_runs(
 
 
 @router.get("/v1/runs/{run_id}", response_model=Run)
-def get_run(run_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
+async def get_run(run_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
     """The full run snapshot; `last_event_seq` says which events it already reflects."""
     snapshot = desk.snapshot(run_id)
     if snapshot is None:
@@ -196,7 +196,7 @@ async def cancel_run(
 
 
 @router.get("/v1/runs/{run_id}/telemetry", response_model=TelemetryPage)
-def telemetry(
+async def telemetry(
     run_id: str,
     desk: DeskDep,
     _operator: Operator,
@@ -217,14 +217,14 @@ def telemetry(
 
 
 @router.get("/v1/runs/{run_id}/checkpoints", response_model=list[Checkpoint])
-def checkpoints(run_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
+async def checkpoints(run_id: str, desk: DeskDep, _operator: Operator) -> JSONResponse:
     if desk.snapshot(run_id) is None:
         raise ApiError("run.not_found", f"no run {run_id}")
     return ok([json.loads(b) for b in desk.store.checkpoints(run_id)])
 
 
 @router.get("/v1/runs/{run_id}/proposals", response_model=list[Proposal], tags=["proposals"])
-def proposals(
+async def proposals(
     run_id: str,
     desk: DeskDep,
     _operator: Operator,
@@ -300,7 +300,9 @@ async def reject(
     tags=["simulator"],
     openapi_extra={"x-simulator-only": True},
 )
-def inject(run_id: str, body: InjectRequest, desk: DeskDep, _operator: Operator) -> JSONResponse:
+async def inject(
+    run_id: str, body: InjectRequest, desk: DeskDep, _operator: Operator
+) -> JSONResponse:
     """Simulator only: inject a fault into a live run (a real backend answers 404)."""
     engine = live_engine(desk, run_id)
     if engine.done:

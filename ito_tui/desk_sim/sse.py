@@ -94,7 +94,7 @@ async def stream(desk: Desk, run_id: str, since: int) -> AsyncIterator[ServerSen
         204: {"description": "The client is at or past the terminal event: stop."},
     },
 )
-def events(
+async def events(
     request: Request,
     run_id: str,
     desk: DeskDep,

@@ -85,7 +85,13 @@ class IdemRecord:
 
 
 class Store:
-    """One SQLite connection, used from the server's event-loop thread only."""
+    """One SQLite connection, used from the thread that opened it only.
+
+    That is the server's event-loop thread: the ticks and every route (all `async
+    def`) run there, so no two transactions ever interleave on the connection.
+    sqlite3's `check_same_thread` enforces it: a call from any other thread (a plain
+    `def` route in FastAPI's thread pool) raises `sqlite3.ProgrammingError` instead.
+    """
 
     def __init__(self, path: Path | None) -> None:
         if path is None:
@@ -94,7 +100,7 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = _exclusive(lock_path_of(path), path)
-        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
         self.conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a process kill (only power loss can drop a commit).
         self.conn.execute("PRAGMA synchronous=NORMAL")
