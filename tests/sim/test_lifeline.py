@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ito_tui.desk_sim.lifeline import EXIT_PARENT_GONE
 from ito_tui.desk_sim.server import parse_args
 
 pytestmark = pytest.mark.slow
@@ -78,6 +79,34 @@ def test_the_simulator_stops_and_closes_its_database_when_the_pipe_reaches_eof(
         _, err = proc.communicate(timeout=10)
     assert "the parent process is gone; stopping" in err
     assert closed_cleanly(db)
+
+
+def test_the_watcher_leaves_anyway_when_the_shutdown_it_asked_for_hangs() -> None:
+    """A server that never stops (`on_eof` does nothing, the main thread sleeps on)."""
+    watched, lifeline = os.pipe()
+    hung = (
+        "import sys, time\n"
+        "from ito_tui.desk_sim.lifeline import watch_parent_pipe\n"
+        "watch_parent_pipe(int(sys.argv[1]), lambda: print('asked', flush=True), grace_s=0.5)\n"
+        "print('watching', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", hung, str(watched)],
+        stdout=subprocess.PIPE,
+        text=True,
+        pass_fds=(watched,),
+    )
+    os.close(watched)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "watching\n"
+        os.close(lifeline)
+        assert proc.wait(10) == EXIT_PARENT_GONE
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.communicate(timeout=10)[0] == "asked\n"
 
 
 def test_a_parent_that_dies_while_the_simulator_starts_stops_it_cleanly(tmp_path: Path) -> None:
