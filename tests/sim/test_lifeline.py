@@ -20,10 +20,13 @@ import pytest
 from ito_tui.desk_sim.lifeline import EXIT_PARENT_GONE
 from ito_tui.desk_sim.server import parse_args
 
+from .helpers import create_run, sse_messages
+
 pytestmark = pytest.mark.slow
 
 LISTENING = "ito-tui backend listening on "
 ENV = {**os.environ, "ITO_SIM_TOKENS": "alice:s3cret"}
+AUTH = {"Authorization": "Bearer s3cret"}
 
 
 def simulator(db: Path, *extra: str) -> list[str]:
@@ -55,10 +58,11 @@ def closed_cleanly(db: Path) -> bool:
 def test_the_simulator_stops_and_closes_its_database_when_the_pipe_reaches_eof(
     tmp_path: Path,
 ) -> None:
+    """While a run ticks and a client follows its event stream."""
     watched, lifeline = os.pipe()
     db = tmp_path / "desk.db"
     proc = subprocess.Popen(
-        simulator(db, "--parent-pipe", str(watched)),
+        simulator(db, "--parent-pipe", str(watched), "--speed", "20000"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -66,19 +70,29 @@ def test_the_simulator_stops_and_closes_its_database_when_the_pipe_reaches_eof(
         pass_fds=(watched,),
     )
     os.close(watched)
+    seen: list[int] = []
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().removeprefix(LISTENING).strip()
-        assert httpx.get(f"{url}/v1/capabilities", timeout=5).status_code == 200
-        assert proc.poll() is None
-        os.close(lifeline)
-        assert proc.wait(10) == 0
+        with httpx.Client(base_url=url, headers=AUTH, timeout=30) as client:
+            run_id = create_run(client)["run_id"]
+            with client.stream("GET", f"/v1/runs/{run_id}/events") as stream:
+                for message in sse_messages(stream):
+                    seen += [int(message.id)] if message.id else []
+                    if len(seen) == 20:
+                        break
+                assert proc.poll() is None
+                os.close(lifeline)
+                assert proc.wait(10) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
         _, err = proc.communicate(timeout=10)
     assert "the parent process is gone; stopping" in err
     assert closed_cleanly(db)
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        (last_seq,) = conn.execute("SELECT last_seq FROM runs WHERE run_id=?", (run_id,)).fetchone()
+    assert last_seq >= seen[-1] == 20, "every event the client saw was committed"
 
 
 def test_the_watcher_leaves_anyway_when_the_shutdown_it_asked_for_hangs() -> None:
