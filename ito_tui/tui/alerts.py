@@ -5,12 +5,19 @@ the pipeline screen raises an `Alert`; each channel can be switched off in
 `Settings.alerts`. Textual does not set the terminal's title itself (`App.title` is only
 drawn by its Header widget), so the title is written as an OSC 2 sequence through the
 driver, which is what tmux shows as `#{pane_title}`.
+
+A burst of alerts of one kind (3,000 SLO breaches from a backend replaying its faults)
+is one toast and one bell for the first, then one summary toast with the count at the end
+of a `COALESCE_S` window; the event log still lists each. One toast per alert cost Textual
+a re-layout of every toast on screen per alert: a core for tens of seconds, keys stuck.
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from ito_tui.contract import EventBase
@@ -28,7 +35,18 @@ MAX_SENT = 200
 MAX_HELD = 8
 """Toasts held while a modal is up; older ones are dropped (the event log keeps all)."""
 
+COALESCE_S = 2.0
+"""After an alert, more of its kind within this window are counted and raised as one."""
+
 STAGE_WORDS = {"mid_train": "mid-train", "long_context": "long-context", "data_prep": "data prep"}
+
+PLURALS = {
+    "proposal": "proposals",
+    "gate_failed": "failed gates",
+    "budget": "budget warnings",
+    "slo": "SLO breaches",
+    "run_end": "run ends",
+}
 
 
 @dataclass(frozen=True)
@@ -83,6 +101,34 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
     return None
 
 
+@dataclass
+class _Window:
+    """Alerts of one kind counted since the window opened, not raised yet."""
+
+    opened: float
+    before: int
+    """Alerts of this burst raised or summarised before the window opened."""
+    more: int = 0
+    last: float = 0.0
+    latest: Alert | None = None
+    toast: bool = False
+    """Whether any of them wanted a toast."""
+    timer: Any = field(default=None, repr=False)
+
+
+def summary_of(kind: str, total: int, more: int, seconds: float, latest: Alert) -> Alert:
+    """One alert for `more` alerts of `kind`, `total` in the burst so far, the latest
+    `seconds` into the window: "3,000 SLO breaches" / "2,999 more in under 1 s …"."""
+    what = PLURALS.get(kind, "alerts")
+    span = "under 1 s" if seconds < 1 else f"{seconds:,.0f} s"
+    return Alert(
+        kind,
+        f"{total:,} {what}",
+        f"{more:,} more in {span} (each is in the event log); the latest: {latest.message}",
+        latest.severity,
+    )
+
+
 def terminal_title(state: RunState) -> str:
     """`ito · run_x · pretrain 42% · NEEDS APPROVAL` — the run at a glance."""
     parts = ["ito", state.run_id]
@@ -110,6 +156,8 @@ class Alerter:
         self.title: str | None = None
         self._held: deque[Alert] = deque(maxlen=MAX_HELD)
         """Toasts waiting for a screen that holds them (`HOLDS_TOASTS`) to close."""
+        self._windows: dict[str, _Window] = {}
+        """Per alert kind, the coalescing window opened by its last raised alert."""
 
     def _switch(self, name: str) -> bool:
         settings = getattr(self.app, "settings", None)
@@ -117,14 +165,45 @@ class Alerter:
         return bool(getattr(switches, name, True))
 
     def alert(self, alert: Alert, *, toast: bool = True) -> None:
-        """Raise `alert` on every channel switched on; `toast=False` leaves the toast out."""
+        """Raise `alert` on every channel switched on; `toast=False` leaves the toast out.
+
+        Within `COALESCE_S` of the last raised alert of its kind it is only counted: the
+        window's end raises one summary (a toast, no second bell) and opens the next, so
+        a storm that goes on is one toast per kind per window. A window whose summary is
+        due but not raised yet (the loop is busy) keeps counting.
+        """
         self.sent.append(alert)
+        now = time.monotonic()
+        window = self._windows.get(alert.kind)
+        if window is not None and (now - window.opened < COALESCE_S or window.timer is not None):
+            window.more += 1
+            window.last, window.latest = now, alert
+            window.toast = window.toast or toast
+            if window.timer is None:
+                flush = partial(self._flush, alert.kind)
+                window.timer = self.app.set_timer(window.opened + COALESCE_S - now, flush)
+            return
+        self._windows[alert.kind] = _Window(now, before=1)
+        self._raise(alert, toast=toast, ring=True)
+
+    def _flush(self, kind: str) -> None:
+        window = self._windows.pop(kind, None)
+        if window is None or window.latest is None:
+            return
+        total = window.before + window.more
+        self._windows[kind] = _Window(time.monotonic(), before=total)
+        seconds = window.last - window.opened
+        summary = summary_of(kind, total, window.more, seconds, window.latest)
+        # The window's first alert rang already: one bell per burst.
+        self._raise(summary, toast=window.toast, ring=False)
+
+    def _raise(self, alert: Alert, *, toast: bool, ring: bool) -> None:
         if toast and self._switch("toast"):
             if getattr(self.app.screen, "HOLDS_TOASTS", False):
                 self._held.append(alert)
             else:
                 self._toast(alert)
-        if self._switch("bell"):
+        if ring and self._switch("bell"):
             self.app.bell()
 
     def release(self) -> None:

@@ -14,7 +14,9 @@ Per test it can:
   matching `pattern` with `fn(headers) -> headers`, bytes as they go on the wire (what a
   proxy or CDN in front adds: non-ASCII, control bytes, duplicates, huge values);
 - `poison(fn)`: rewrite every JSON body and every SSE `data:` envelope with `fn`;
-- `event_hook(fn)`: rewrite each SSE envelope (dict) before it is sent.
+- `event_hook(fn)`: rewrite each SSE envelope (dict) before it is sent;
+- `burst(n, make, when)`: the first envelope `when` picks becomes `n` events at once
+  (`make(envelope)`, consecutive seqs); later seqs are shifted to make room (see `burst`).
 
 `requests` records `(method, path, t)` of everything that arrived, so tests can
 prove that a client stopped asking (no retry loop).
@@ -56,6 +58,9 @@ class Tamper:
         self._event_hook: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self._revoke_after: int | None = None
         self.events_sent = 0
+        self._burst: tuple[int, Rewrite, Callable[[dict[str, Any]], bool]] | None = None
+        self.offset = 0
+        """How far seqs after a burst are shifted (n - 1 once it was sent)."""
 
     # ------------------------------------------------------------ configuration
 
@@ -77,6 +82,16 @@ class Tamper:
 
     def event_hook(self, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
         self._event_hook = fn
+
+    def burst(self, n: int, make: Rewrite, when: Callable[[dict[str, Any]], bool]) -> None:
+        """Send the first envelope for which `when(envelope)` holds as `n` events at once.
+
+        Each is `make(envelope)` with its own seq (the envelope's, then the next n - 1), in
+        one write. Every later event is shifted by n - 1 (SSE id and envelope seq), and so
+        is the run's `last_event_seq`; a resume's `Last-Event-ID` / `since_seq` is shifted
+        back, so desk_sim and the client keep agreeing on what was sent.
+        """
+        self._burst = (n, make, when)
 
     def after_revocation(self) -> list[tuple[str, str, float]]:
         """Requests that arrived after the token was revoked."""
@@ -113,8 +128,13 @@ class Tamper:
         if self._poison is not None:
             rewrites.append(self._poison)
         wants_events = path.endswith("/events")
+        if self.offset and method == "GET" and re.fullmatch(r"/v1/runs/[^/]+", path):
+            rewrites.append(self._shift_run)
+        if wants_events and self.offset:
+            scope = self._shift_resume(scope)
         if not rewrites and not (
-            wants_events and (self._event_hook or self._revoke_after is not None)
+            wants_events
+            and (self._event_hook or self._revoke_after is not None or self._burst is not None)
         ):
             await self.inner(scope, receive, send)
             return
@@ -134,6 +154,25 @@ class Tamper:
             await send(message)
 
         return rewritten
+
+    def _shift_run(self, run: Any) -> Any:
+        if isinstance(run, dict) and isinstance(run.get("last_event_seq"), int):
+            return {**run, "last_event_seq": run["last_event_seq"] + self.offset}
+        return run
+
+    def _shift_resume(self, scope: Scope) -> Scope:
+        """The resume point of an events request, in desk_sim's numbering."""
+
+        def back(value: bytes) -> bytes:
+            return str(max(int(value) - self.offset, 0)).encode() if value.isdigit() else value
+
+        headers = [
+            (k, back(v) if k.lower() == b"last-event-id" else v) for k, v in scope["headers"]
+        ]
+        query = re.sub(
+            rb"(since_seq=)(\d+)", lambda m: m.group(1) + back(m.group(2)), scope["query_string"]
+        )
+        return {**scope, "headers": headers, "query_string": query}
 
 
 class _Rewriter:
@@ -198,6 +237,10 @@ class _Rewriter:
         while b"\n" in self.buffer:
             line, self.buffer = self.buffer.split(b"\n", 1)
             line = line.rstrip(b"\r")
+            if line.startswith(b"id:") and self.tamper.offset:
+                seq = line[3:].strip()
+                if seq.isdigit():
+                    line = b"id: " + str(int(seq) + self.tamper.offset).encode()
             if line.startswith(b"data:"):
                 line = self._rewrite_data(line)
                 if line is None:
@@ -226,9 +269,32 @@ class _Rewriter:
         except ValueError:
             return line
         self.tamper.events_sent += 1
-        hook = self.tamper._event_hook
+        tamper = self.tamper
+        if isinstance(envelope, dict) and isinstance(envelope.get("seq"), int) and tamper.offset:
+            envelope = {**envelope, "seq": envelope["seq"] + tamper.offset}
+        hook = tamper._event_hook
         if hook is not None:
             envelope = hook(envelope)
         for fn in self.rewrites:
             envelope = fn(envelope)
+        burst = tamper._burst
+        if burst is not None and isinstance(envelope, dict) and burst[2](envelope):
+            tamper._burst = None
+            return self._burst_of(envelope, burst[0], burst[1])
         return b"data: " + json.dumps(envelope).encode()
+
+    def _burst_of(self, envelope: dict[str, Any], n: int, make: Rewrite) -> bytes:
+        """`n` messages in place of one data line: its id: line was already written (the
+        first seq), and its blank line, still to come, ends the last one."""
+        first = make(envelope)
+        messages = [b"data: " + json.dumps(first).encode()]
+        for i in range(1, n):
+            copy = {**first, "seq": first["seq"] + i}
+            messages.append(
+                f"id: {copy['seq']}\nevent: {copy['type']}\n".encode()
+                + b"data: "
+                + json.dumps(copy).encode()
+            )
+        self.tamper.offset += n - 1
+        self.tamper.events_sent += n - 1
+        return b"\n\n".join(messages)
