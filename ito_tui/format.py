@@ -80,7 +80,8 @@ def to_float(value: Number) -> float:
     if isinstance(value, float):
         return value
     if isinstance(value, Decimal) and not value.is_finite():
-        return float(value)
+        # float() refuses a signalling NaN (sNaN); every NaN is just NaN on a chart.
+        return math.nan if value.is_nan() else math.copysign(math.inf, value)
     if not -sys.float_info.max <= value <= sys.float_info.max:
         return sys.float_info.max if value > 0 else -sys.float_info.max
     return float(value)

@@ -444,10 +444,12 @@ class Spend(Resource):
 
 
 class GoodputSummary(Resource):
-    scheduling_frac: Frac = 1.0
-    runtime_frac: Frac = 1.0
-    program_frac: Frac = 1.0
-    ml_productivity_frac: Frac = 1.0
+    """The run's goodput so far; measured, so each fraction may be null or non-finite."""
+
+    scheduling_frac: Frac | None = 1.0
+    runtime_frac: Frac | None = 1.0
+    program_frac: Frac | None = 1.0
+    ml_productivity_frac: Frac | None = 1.0
 
 
 class FaultRecord(Resource):
