@@ -11,6 +11,8 @@ import argparse
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from ito_tui.format import percent
+
 from .context import CommandError, Context
 from .exitcodes import ExitCode, exit_for_outcome
 from .output import confirm, interactive, money, safe, schema_help
@@ -114,9 +116,7 @@ def cmd_runs(ctx: Context) -> int:
             return 0
         rows = []
         for r in items:
-            prog = (
-                f"{100 * r.stage_progress_frac:.0f}%" if r.stage_progress_frac is not None else ""
-            )
+            prog = percent(r.stage_progress_frac) if r.stage_progress_frac is not None else ""
             rows.append(
                 [
                     safe(r.run_id),

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from ito_tui.contract import RunSummary
+from ito_tui.format import percent
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
@@ -51,7 +52,7 @@ def row_of(run: RunSummary, badge_style: str, fail_style: str) -> tuple[object, 
     """One table row; every backend string is made visible and never parsed as markup."""
     stage = stage_label(run.current_stage) if run.current_stage else "–"
     if run.stage_progress_frac is not None and str(run.state) not in TERMINAL:
-        stage += f" {run.stage_progress_frac * 100:.0f}%"
+        stage += f" {percent(run.stage_progress_frac)}"
     spend = f"{usd(run.spend.usd_spent)} / {usd(run.spend.budget_usd)}"
     pending = len(run.pending_proposal_ids)
     kind = str(run.failure.kind) if run.failure is not None else ""
