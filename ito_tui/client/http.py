@@ -8,8 +8,10 @@ Every request goes through `Transport.send`, which owns the retry rules:
 - retried answers: 429, 500, 502, 503, 504 and timeouts/drops; never a 501,
   never another 4xx, never a 401;
 - delays are exponential with full jitter, or the server's `Retry-After`
-  when it gave one; a `Retry-After` beyond `retry_after_cap_s` is not waited
-  for: the error is raised at once with `.retry_after` set;
+  when it gave one, but never under `retry_after_floor_s` (1 s: a `Retry-After`
+  of 0 or a date in the past is no reason to hammer); a `Retry-After` beyond
+  `retry_after_cap_s` is not waited for: the error is raised at once with
+  `.retry_after` set;
 - attempts are bounded (`max_attempts`), and each attempt has a total deadline
   on top of httpx's per-phase timeouts, so a server dripping a byte a second
   cannot hold a request forever.
@@ -48,7 +50,7 @@ from .errors import (
     RateLimited,
     error_from_reply,
 )
-from .policy import MAX_JSON_BODY_BYTES
+from .policy import MAX_JSON_BODY_BYTES, RECONNECT_FLOOR_S
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -81,6 +83,8 @@ class RetryPolicy:
     backoff_base_s: float = 0.5
     backoff_max_s: float = 8.0
     retry_after_cap_s: float = 30.0
+    retry_after_floor_s: float = RECONNECT_FLOOR_S
+    """Shortest wait for a `Retry-After` (0, negative, a date in the past): 1 s."""
 
 
 @dataclass(frozen=True)
@@ -240,7 +244,7 @@ class Transport:
             if attempt == self.retry.max_attempts:
                 break
             delay = (
-                wait
+                max(wait, self.retry.retry_after_floor_s)
                 if wait is not None
                 else full_jitter(attempt, self.retry.backoff_base_s, self.retry.backoff_max_s)
             )

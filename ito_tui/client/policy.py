@@ -11,6 +11,7 @@ no packet anywhere.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import ssl
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from .errors import TransportPolicyError
 __all__ = [
     "MAX_JSON_BODY_BYTES",
     "MAX_SSE_LINE_BYTES",
+    "RECONNECT_FLOOR_S",
     "BackendTarget",
     "StreamPolicy",
     "check_base_url",
@@ -132,15 +134,35 @@ def ssl_context(ca_bundle: str | None, *, https: bool = True) -> ssl.SSLContext 
         raise TransportPolicyError(f"CA bundle could not be loaded: {type(exc).__name__}") from None
 
 
+RECONNECT_FLOOR_S = 1.0
+"""Shortest wait before any reconnect of the event stream, whatever the server says."""
+
+
 @dataclass(frozen=True)
 class StreamPolicy:
-    """Reconnect and stall tuning (defaults for operators; tests shrink them)."""
+    """Reconnect and stall tuning (defaults for operators; tests shrink them explicitly).
+
+    No value a server sends (`retry:`, `Retry-After`, `limits.heartbeat_s`) moves a
+    reconnect below `reconnect_floor_s` or a wait beyond `reconnect_max_s`, nor the
+    stall timeout out of [`stall_min_s`, `stall_max_s`].
+    """
 
     reconnect_base_s: float | None = None
     """Base backoff delay; None = the server's `retry:` (default 1 s)."""
+    reconnect_floor_s: float = RECONNECT_FLOOR_S
+    """Shortest wait before a reconnect (default 1 s): a `retry: 0`, a `Retry-After: 0`
+    or a date in the past, and full jitter's ~0 draws all wait at least this long."""
     reconnect_max_s: float = 30.0
+    """Longest wait before a reconnect, however large the server's `retry:` or
+    `Retry-After` and however many attempts failed."""
     stall_timeout_s: float | None = None
-    """Seconds without a byte before reconnecting; None = 3 × limits.heartbeat_s."""
+    """Seconds without a byte before reconnecting; None = 3 × limits.heartbeat_s,
+    bounded to [stall_min_s, stall_max_s]."""
+    stall_min_s: float = 3.0
+    """Shortest derived stall timeout: a `heartbeat_s` of 0 or 0.001 does not tear
+    a healthy stream down every few milliseconds."""
+    stall_max_s: float = 120.0
+    """Longest derived stall timeout: a `heartbeat_s` of 1e9 does not hide a dead socket."""
     max_reconnects: int | None = None
     """Consecutive fruitless reconnects before BackendUnavailable; None = keep trying."""
     max_line_bytes: int = MAX_SSE_LINE_BYTES
@@ -148,3 +170,18 @@ class StreamPolicy:
     """Longest run of back-to-back events (the consumer's work on them included) before
     the stream lets the event loop run its other tasks. A backlog arrives in 64 KiB reads
     of ~100 events each; without this a UI sharing the loop waits that long per hop."""
+
+    def __post_init__(self) -> None:
+        for name in ("reconnect_floor_s", "reconnect_max_s", "stall_min_s", "stall_max_s"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"StreamPolicy.{name} must be a finite number >= 0, not {value}")
+
+    def stall_s(self, heartbeat_s: float) -> float:
+        """The stall timeout for a server announcing `heartbeat_s` (any float, NaN included)."""
+        if self.stall_timeout_s is not None:
+            return self.stall_timeout_s
+        if not math.isfinite(heartbeat_s) or heartbeat_s <= 0:
+            return self.stall_min_s if heartbeat_s <= 0 else self.stall_max_s
+        ceiling = max(self.stall_max_s, self.stall_min_s)
+        return min(max(3.0 * heartbeat_s, self.stall_min_s), ceiling)

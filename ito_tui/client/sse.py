@@ -101,7 +101,9 @@ class SSEDecoder:
             if "\0" not in value:
                 self._id = value
                 self.last_event_id = value
-        elif name == "retry" and value.isdigit():
+        elif name == "retry" and value.isascii() and value.isdigit():
+            # ASCII digits only, as the spec says: "²".isdigit() is True and int("²") raises.
+            # Any value is kept; the stream bounds the delay it derives from it.
             self.retry_ms = int(value[:9])
         return None
 

@@ -2,51 +2,67 @@
 
 `GET /v1/runs/{id}/events` is Server-Sent Events. This iterator:
 
-- reconnects after a drop, a server restart or a silent stall with
-  exponential backoff and full jitter, resuming with `Last-Event-ID`; the
-  base delay is the server's `retry:` (or `StreamPolicy.reconnect_base_s`);
-- treats "no byte for 3 × `limits.heartbeat_s`" (keepalive comments count) as
-  a stall: httpx's read timeout is set to that, so a stalled socket fails;
+- reconnects after a drop, a server restart or a silent stall, resuming with
+  `Last-Event-ID`. Every reconnect waits between `StreamPolicy.reconnect_floor_s`
+  (1 s) and `reconnect_max_s` (30 s) whatever the server sent: the wait is
+  uniform in [floor, base·2^(n-1)] for the n-th fruitless attempt (base: the
+  server's `retry:`, 1 s without one), and at least a `Retry-After`; so a
+  `retry: 0`, a `Retry-After: 0` or a date in the past cannot make a storm;
+- treats "no byte for 3 × `limits.heartbeat_s`" (keepalive comments count),
+  bounded to [`stall_min_s`, `stall_max_s`], as a stall: httpx's read timeout
+  is set to that, so a stalled socket fails;
 - drops every event whose seq is <= the last one yielded, so across any
   number of reconnects the consumer sees every seq once, in order;
 - yields `resync` events (the consumer re-seeds its state from the Run) and
-  then continues after `max(resync.seq, run.last_event_seq)`;
-- stops after a terminal event, or when the server answers 204 (the run
-  ended at or before our Last-Event-ID);
+  then continues after `max(resync.seq, run.last_event_seq)`; a resync
+  carrying another run's snapshot is yielded as `invalid:resync` (never
+  applied) and named in `.state.error`;
+- stops after a terminal event;
 - raises AuthError on 401 (no retry loop), NotFound on 404,
   CapabilityMissing on 501, ProtocolError on a redirect, a wrong content type
   or a line over `MAX_SSE_LINE_BYTES`.
 
-A message whose `data` is not a valid event envelope is not fatal: if its seq
-is known (from the envelope or the SSE `id:`) it is yielded as an
-`UnknownEvent` of type `invalid:<type>` whose data holds `raw` (truncated),
-`error` and `field`, so the UI shows it raw and the stream goes on; with no
-seq at all it cannot be ordered, so it is skipped and counted in `.skipped`
-(and reported in `.state.error`).
+A stream that ends without its terminal event (a 204, a close or a drop of a
+live stream) makes it re-read the run's snapshot (`ItoClient.run`) before it
+goes on, and act on `resume.judge`'s verdict: still running → reconnect;
+ended after events not seen yet → reconnect once more for them; ended →
+yield the snapshot as a `resync` and stop (`watch` exits with the outcome);
+`last_event_seq` below the last seq yielded → the backend's history went
+backwards (restored from a backup?): say so (`.state.error`, a log warning),
+yield the snapshot as a `resync` numbered by the backend, and follow its
+numbering from then on. A `resync` at or below a seq already yielded comes
+only from this and tells the consumer to re-base (`RunTracker.rebase`). A
+snapshot not read for a transient reason is re-read before the next attempt.
+Reconnects are logged through `Flaps`: never a line per reconnect.
+
+A message that is not a valid event envelope is not fatal: with a known seq
+it is yielded as an `UnknownEvent` of type `invalid:<type>` (`invalid_event`),
+shown raw while the stream goes on; with none it is skipped and counted in
+`.skipped` (and reported in `.state.error`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Generator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
-from pydantic import ValidationError
-
-from ito_tui.contract import EventBase, EventParseError, Run, UnknownEvent, now_utc, parse_event
+from ito_tui.contract import EventBase, EventParseError, Run, parse_event
 
 from ._httpx import httpx
-from .backoff import full_jitter
+from .backoff import bounded, floored_jitter
+from .connection import ConnectionState, Flaps, Status
 from .errors import BackendUnavailable, ItoError, ProtocolError, RateLimited, error_from_reply
 from .headers import media_type
 from .http import iter_body, read_capped
+from .invalid import invalid_event
 from .policy import StreamPolicy
+from .resume import Resumer, Verdict
 from .sse import SSEDecoder, SSELineTooLong, SSEMessage
 
 if TYPE_CHECKING:
@@ -56,29 +72,19 @@ __all__ = ["ConnectionState", "EventStream", "StreamPolicy"]
 
 log = logging.getLogger("ito_tui.client.stream")
 
-Status = Literal["connecting", "live", "reconnecting", "resynced", "closed"]
 ENDPOINT = "GET /v1/runs/{id}/events"
-RAW_KEEP = 4096
-"""Characters of a malformed message's data kept in its UnknownEvent."""
-
-
-@dataclass(frozen=True)
-class ConnectionState:
-    """What the UI shows about the stream: `live`, `reconnecting in N s`, `resynced`…
-
-    `attempt` counts consecutive reconnects that brought no new event (0 while
-    healthy); `last_seq` is the last seq yielded; `error` the last problem seen.
-    """
-
-    status: Status = "connecting"
-    retry_in_s: float | None = None
-    attempt: int = 0
-    last_seq: int = 0
-    error: str | None = None
 
 
 class _Stop(Exception):
     """The server said there is nothing more (204)."""
+
+
+class _Skip(Exception):
+    """This attempt is over before it began (the backend is unreachable)."""
+
+    def __init__(self, error: ItoError) -> None:
+        super().__init__()
+        self.error = error
 
 
 class EventStream:
@@ -103,10 +109,14 @@ class EventStream:
         self._client = client
         self._policy = client.stream_policy
         self._last: int | None = since_seq
+        self._yielded = False
         self._state = ConnectionState(last_seq=since_seq or 0)
         self._server_retry_s: float | None = None
         self._stall_s: float | None = None
         self._token: str | None = None
+        # `ItoClient.run` checks that the answer is the run asked about.
+        self._resume = Resumer(lambda: client.run(run_id))
+        self._flaps = Flaps()
         self._gen: AsyncGenerator[EventBase, None] = self._generate()
 
     @property
@@ -160,7 +170,8 @@ class EventStream:
             return
         await self._client.require("runs.events")
         caps = await self._client.capabilities()
-        self._stall_s = self._policy.stall_timeout_s or 3.0 * max(caps.limits.heartbeat_s, 0.1)
+        self._resume.possible = caps.has("runs.read")
+        self._stall_s = self._policy.stall_s(caps.limits.heartbeat_s)
 
     def _set(self, **changes: Any) -> None:
         old = self._state
@@ -180,12 +191,22 @@ class EventStream:
             failures = 0
             while True:
                 error: ItoError | None = None
-                progressed = False
+                progressed = live = stopped = False
                 decoder = SSEDecoder(self._policy.max_line_bytes)
+                # A snapshot that could not be re-read after the last end: before anything
+                # else, or a restored backend would be followed from a position it never had.
+                verdict, problem = await self._reread() if self._resume.due else (None, None)
+                if verdict is not None and verdict.event is not None:
+                    yield verdict.event
+                if verdict is not None and verdict.finished:
+                    return
                 try:
+                    if problem is not None and problem.status is None:
+                        raise _Skip(problem)  # unreachable: the stream would fail the same way
                     async with self._open() as response:
                         error = await self._check(response)
                         if error is None:
+                            live = True
                             self._set(status="live", attempt=0, retry_in_s=None, error=None)
                             pause_at = time.monotonic() + self._policy.slice_s
                             async for chunk in iter_body(response, ENDPOINT):
@@ -202,7 +223,10 @@ class EventStream:
                                         pause_at = time.monotonic() + self._policy.slice_s
                             error = BackendUnavailable("event stream closed by the server")
                 except _Stop:
-                    return
+                    stopped = True
+                    error = BackendUnavailable("the server ended the event stream (HTTP 204)")
+                except _Skip as skip:
+                    error = skip.error
                 except SSELineTooLong as exc:
                     raise ProtocolError(
                         f"{ENDPOINT}: {exc}", field="data", endpoint=ENDPOINT
@@ -214,30 +238,71 @@ class EventStream:
                 if decoder.retry_ms is not None:
                     self._server_retry_s = decoder.retry_ms / 1000.0
                 failures = 1 if progressed else failures + 1
+                if live or stopped:
+                    # Ended without the terminal event: what does the run's snapshot say?
+                    self._resume.due = "204" if stopped else "closed"
+                    verdict, problem = await self._reread()
+                    if verdict is not None and verdict.event is not None:
+                        yield verdict.event
+                    if verdict is not None and verdict.finished:
+                        return
+                    if verdict is not None and stopped:
+                        error = BackendUnavailable(verdict.message)  # says more than "204"
+                    elif problem is not None and stopped:
+                        error = problem
+                assert error is not None
                 limit = self._policy.max_reconnects
                 if limit is not None and failures > limit:
                     raise error
                 delay = self._delay(failures, error)
-                log.info("event stream %s: reconnecting in %.2fs (%s)", self.run_id, delay, error)
-                self._set(
-                    status="reconnecting", retry_in_s=delay, attempt=failures, error=str(error)
-                )
+                self._reconnecting(delay, failures, str(error))
                 await asyncio.sleep(delay)
         except ItoError as exc:
             self._set(status="closed", retry_in_s=None, error=str(exc))
             raise
         finally:
+            for line in self._flaps.close():
+                log.info("event stream %s: %s", self.run_id, line)
             self._set(status="closed", retry_in_s=None)
 
+    def _reconnecting(self, delay: float, failures: int, reason: str) -> None:
+        lines = self._flaps.reconnect(reason, delay)
+        for line in lines:
+            log.info("event stream %s: %s", self.run_id, line)
+        if not lines:
+            log.debug("event stream %s: reconnecting in %.2fs (%s)", self.run_id, delay, reason)
+        self._set(
+            status="reconnecting",
+            retry_in_s=delay,
+            attempt=failures,
+            error=reason,
+            reconnects=self._state.reconnects + 1,
+        )
+
     def _delay(self, failures: int, error: ItoError) -> float:
-        retry_after = getattr(error, "retry_after", None)
-        cap = self._policy.reconnect_max_s
-        if isinstance(retry_after, float):
-            return min(retry_after, cap)
+        """Seconds before the next reconnect: never under the floor, never over the cap."""
         base = self._policy.reconnect_base_s
         if base is None:
             base = self._server_retry_s if self._server_retry_s is not None else 1.0
-        return full_jitter(failures, min(base, cap), cap)
+        retry_after = getattr(error, "retry_after", None)
+        floor, cap = self._policy.reconnect_floor_s, self._policy.reconnect_max_s
+        delay = floored_jitter(failures, base, floor, cap)
+        return bounded(max(delay, retry_after), floor, cap) if retry_after else delay
+
+    async def _reread(self) -> tuple[Verdict | None, ItoError | None]:
+        """Re-read the snapshot (`Resumer.verdict`) and act on what it says."""
+        verdict, problem = await self._resume.verdict(self._last or 0, fresh=not self._yielded)
+        if problem is not None:
+            log.debug("event stream %s: snapshot not re-read (%s)", self.run_id, problem)
+        elif verdict is not None and verdict.kind in ("rewound", "ended"):
+            level = logging.WARNING if verdict.kind == "rewound" else logging.INFO
+            log.log(level, "event stream %s: %s", self.run_id, verdict.message)
+        if verdict is not None and verdict.event is not None:
+            self._last = verdict.event.seq
+            self._yielded = True
+            error = verdict.message if verdict.kind == "rewound" else self._state.error
+            self._set(status="resynced", note=verdict.message, error=error)
+        return verdict, problem
 
     def _open(self) -> Any:
         transport = self._client.transport
@@ -289,18 +354,27 @@ class EventStream:
         except EventParseError as exc:
             event = self._malformed(message, str(exc), exc.field)
         else:
+            snapshot = getattr(event, "data", None) if event.type == "resync" else None
             if event.run_id != self.run_id:
                 event = self._malformed(message, "event belongs to another run", "run_id")
+            elif isinstance(snapshot, Run) and snapshot.run_id != self.run_id:
+                error = (
+                    f"{ENDPOINT}: the resync of run {self.run_id!r} carries the snapshot of "
+                    f"run {snapshot.run_id[:80]!r}"
+                )
+                log.warning("event stream %s: %s", self.run_id, error)
+                self._set(error=error)
+                event = self._malformed(message, error, "data.run_id")
         if event is None:
             return None
         seq = event.seq
-        if event.type == "resync":
-            snapshot = getattr(event, "data", None)
-            if isinstance(snapshot, Run):
-                seq = max(seq, snapshot.last_event_seq)
+        snapshot = getattr(event, "data", None) if event.type == "resync" else None
+        if isinstance(snapshot, Run):
+            seq = max(seq, snapshot.last_event_seq)
         if self._last is not None and seq <= self._last:
             return None
         self._last = seq
+        self._yielded = True
         status: Status = "resynced" if event.type == "resync" else "live"
         current = self._state
         # The common case (already live, nothing to reset) changes nothing but
@@ -310,31 +384,9 @@ class EventStream:
         return event
 
     def _malformed(self, message: SSEMessage, error: str, field: str | None) -> EventBase | None:
-        envelope: Any = None
-        try:
-            envelope = json.loads(message.data)
-        except (ValueError, RecursionError):
-            envelope = None
-        if not isinstance(envelope, dict):
-            envelope = {}
-        seq = envelope.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool):
-            seq = int(message.id) if message.id and message.id.isdigit() else None
-        if seq is None:
+        event = invalid_event(message, self.run_id, error, field)
+        if event is None:
             self.skipped += 1
             log.warning("event stream %s: skipped a message without seq: %s", self.run_id, error)
             self._set(error=f"skipped a malformed event: {error}")
-            return None
-        raw_type = envelope.get("type")
-        type_ = raw_type if isinstance(raw_type, str) else message.event
-        data = {"raw": message.data[:RAW_KEEP], "error": error, "field": field}
-        fields: dict[str, Any] = {
-            "seq": seq,
-            "run_id": self.run_id,
-            "type": f"invalid:{type_[:200]}",
-            "data": data,
-        }
-        try:
-            return UnknownEvent.model_validate({**fields, "ts": envelope.get("ts")})
-        except ValidationError:
-            return UnknownEvent.model_validate({**fields, "ts": now_utc()})
+        return event

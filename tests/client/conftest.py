@@ -16,10 +16,18 @@ from .fakeserver import FakeServer
 
 TOKEN = "tok-5f0e9c1d-do-not-leak"
 
+# Below the 1 s floors on purpose: these servers misbehave on schedule, and the floors
+# themselves are tested with the default policies (tests/faults/test_reconnect_storms.py).
 FAST_RETRY = RetryPolicy(
-    max_attempts=4, backoff_base_s=0.01, backoff_max_s=0.05, retry_after_cap_s=2
+    max_attempts=4,
+    backoff_base_s=0.01,
+    backoff_max_s=0.05,
+    retry_after_cap_s=2,
+    retry_after_floor_s=0.0,
 )
-FAST_STREAM = StreamPolicy(reconnect_base_s=0.01, reconnect_max_s=0.05, stall_timeout_s=0.5)
+FAST_STREAM = StreamPolicy(
+    reconnect_base_s=0.01, reconnect_floor_s=0.0, reconnect_max_s=0.05, stall_timeout_s=0.5
+)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from . import samples
 from .conftest import envelope, sse
 from .fakeserver import Conn, FakeServer, Received
 
@@ -27,9 +28,15 @@ class ScriptedRun:
     script: list[Behaviour] = field(default_factory=list)
     last_event_ids: list[str | None] = field(default_factory=list)
     retry_ms: int = 10
+    snapshot_state: str = "running"
+    """What `GET /v1/runs/{id}` says (the stream re-reads it when it ends early)."""
 
     def __post_init__(self) -> None:
         self.server.routes[("GET", f"/v1/runs/{self.run_id}/events")] = self.handle
+        self.server.routes[("GET", f"/v1/runs/{self.run_id}")] = self.snapshot
+
+    async def snapshot(self, req: Received, conn: Conn) -> None:
+        await conn.json(200, samples.run(self.run_id, self.n, self.snapshot_state))
 
     def message(self, seq: int) -> bytes:
         return sse(seq, envelope(seq, self.run_id, terminal=seq == self.n), run_id=self.run_id)

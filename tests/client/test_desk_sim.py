@@ -41,7 +41,7 @@ def free_port() -> int:
 
 
 RETRY = RetryPolicy(max_attempts=6, backoff_base_s=0.05, backoff_max_s=0.5)
-STREAM = StreamPolicy(reconnect_base_s=0.05, reconnect_max_s=0.5)
+STREAM = StreamPolicy(reconnect_base_s=0.05, reconnect_floor_s=0.05, reconnect_max_s=0.5)
 
 
 SIM_TOKEN = "s3cret"
@@ -198,7 +198,9 @@ async def test_proxy_drops_and_stalls_mid_run(tmp_path: Path) -> None:
     sim.start()
     proxy = TcpProxy(int(sim.url.rsplit(":", 1)[1])).start()
     try:
-        policy = StreamPolicy(reconnect_base_s=0.05, reconnect_max_s=0.3)  # stall: 3 × 0.2 s
+        policy = StreamPolicy(  # stall: 3 × 0.2 s
+            reconnect_base_s=0.05, reconnect_floor_s=0.05, reconnect_max_s=0.3, stall_min_s=0.3
+        )
         async with ItoClient(
             proxy.url, token=SecretStr("s3cret"), timeout=5.0, retry=RETRY, stream=policy
         ) as c:

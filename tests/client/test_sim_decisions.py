@@ -15,7 +15,7 @@ from ito_tui.contract import EventBase, Proposal, TrainingSpec
 pytestmark = pytest.mark.faults
 
 RETRY = RetryPolicy(max_attempts=3, backoff_base_s=0.02, backoff_max_s=0.1)
-STREAM = StreamPolicy(reconnect_base_s=0.02, reconnect_max_s=0.2)
+STREAM = StreamPolicy(reconnect_base_s=0.02, reconnect_floor_s=0.02, reconnect_max_s=0.2)
 
 
 def connect(sim: Any, token: str) -> ItoClient:

@@ -120,7 +120,7 @@ async def test_reconnecting_state_carries_delay_attempt_and_error(
 
 
 async def test_204_stops_without_events(server: FakeServer, client: ItoClient) -> None:
-    run = ScriptedRun(server, n=5)
+    run = ScriptedRun(server, n=5, snapshot_state="completed")
     assert await collect(client, since_seq=5) == []
     assert run.last_event_ids == ["5"]
 
@@ -131,9 +131,12 @@ async def test_since_seq_resumes_after_it(server: FakeServer, client: ItoClient)
     assert run.last_event_ids == ["2"]
 
 
-async def test_close_without_terminal_then_204(server: FakeServer, client: ItoClient) -> None:
-    """A malformed terminal event: the server closes, the reconnect gets 204, the stream ends."""
+async def test_close_without_terminal_ends_with_the_snapshot(
+    server: FakeServer, client: ItoClient
+) -> None:
+    """A malformed terminal event: the server closes; the snapshot says the run ended."""
     ScriptedRun(server, n=3)
+    ScriptedRun(server, n=2, run_id="run_2", snapshot_state="completed", script=[])
 
     @server.route("GET", "/v1/runs/run_2/events")
     async def _(req: Received, conn: Conn) -> None:
@@ -147,16 +150,22 @@ async def test_close_without_terminal_then_204(server: FakeServer, client: ItoCl
         await conn.end()
 
     events = await collect(client, "run_2")
-    assert seqs(events) == [1, 2]
+    assert seqs(events) == [1, 2, 2]
     assert isinstance(events[1], UnknownEvent) and events[1].type == "invalid:run.completed"
     assert not events[1].terminal
+    assert events[2].type == "resync" and getattr(events[2], "data").state == "completed"  # noqa: B009
+    # No reconnect: the snapshot said the run ended at the seq already seen.
+    assert [
+        r.headers.get("last-event-id") for r in server.requests("GET", "/v1/runs/run_2/events")
+    ] == [None]
 
 
 async def test_stall_detected_from_heartbeat(server: FakeServer) -> None:
-    server.heartbeat_s = 0.1  # stall = 3 × 0.1 s
+    server.heartbeat_s = 0.1  # stall = 3 × 0.1 s, with the policy's floor lowered to allow it
     run = ScriptedRun(server, n=4, script=[stall(1)])
     started = time.monotonic()
-    async with make_client(server.url, stream=StreamPolicy(reconnect_base_s=0.01)) as c:
+    policy = StreamPolicy(reconnect_base_s=0.01, reconnect_floor_s=0.01, stall_min_s=0.3)
+    async with make_client(server.url, stream=policy) as c:
         events = await collect(c)
     assert seqs(events) == [1, 2, 3, 4]
     assert run.last_event_ids == [None, "1"]
@@ -166,7 +175,9 @@ async def test_stall_detected_from_heartbeat(server: FakeServer) -> None:
 async def test_keepalives_keep_a_quiet_stream_alive(server: FakeServer) -> None:
     server.heartbeat_s = 0.1
     run = ScriptedRun(server, n=3, script=[keepalive_then_normal(1.0, 0.05)])
-    async with make_client(server.url, stream=StreamPolicy(reconnect_base_s=0.01)) as c:
+    async with make_client(
+        server.url, stream=StreamPolicy(reconnect_base_s=0.01, reconnect_floor_s=0.01)
+    ) as c:
         events = await collect(c)
     assert seqs(events) == [1, 2, 3]
     assert run.last_event_ids == [None], "keepalive comments count as traffic"
@@ -175,7 +186,9 @@ async def test_keepalives_keep_a_quiet_stream_alive(server: FakeServer) -> None:
 async def test_server_retry_field_sets_the_backoff_base(server: FakeServer) -> None:
     run = ScriptedRun(server, n=4, script=[drop_mid(1), drop_mid(1)], retry_ms=40)
     states: list[ConnectionState] = []
-    async with make_client(server.url, stream=StreamPolicy(stall_timeout_s=1)) as c:
+    async with make_client(
+        server.url, stream=StreamPolicy(stall_timeout_s=1, reconnect_floor_s=0.0)
+    ) as c:
         await collect(c, on_state=states.append)
     delays = [s.retry_in_s for s in states if s.retry_in_s is not None]
     assert delays and all(d <= 0.04 for d in delays)
@@ -240,7 +253,9 @@ async def test_wrong_content_type_is_a_protocol_error(
 async def test_huge_line_is_refused_at_the_cap(server: FakeServer) -> None:
     cap = 64 * 1024
     run = ScriptedRun(server, n=3, script=[raw(b"data: " + b"x" * (cap * 4), close=False)])
-    policy = StreamPolicy(reconnect_base_s=0.01, stall_timeout_s=2, max_line_bytes=cap)
+    policy = StreamPolicy(
+        reconnect_base_s=0.01, reconnect_floor_s=0.01, stall_timeout_s=2, max_line_bytes=cap
+    )
     async with make_client(server.url, stream=policy) as c:
         with pytest.raises(ProtocolError) as info:
             await collect(c)
@@ -251,7 +266,9 @@ async def test_huge_line_is_refused_at_the_cap(server: FakeServer) -> None:
 async def test_many_data_lines_are_capped_too(server: FakeServer) -> None:
     cap = 64 * 1024
     ScriptedRun(server, n=3, script=[raw(b"data: xxxxxxxx\n" * (cap // 8), close=False)])
-    policy = StreamPolicy(reconnect_base_s=0.01, stall_timeout_s=2, max_line_bytes=cap)
+    policy = StreamPolicy(
+        reconnect_base_s=0.01, reconnect_floor_s=0.01, stall_timeout_s=2, max_line_bytes=cap
+    )
     async with make_client(server.url, stream=policy) as c:
         with pytest.raises(ProtocolError):
             await collect(c)
@@ -355,7 +372,9 @@ async def test_resync_reseeds_and_continues_after_snapshot(
 
 async def test_max_reconnects_bounds_a_dead_backend(server: FakeServer) -> None:
     run = ScriptedRun(server, n=3, script=[status(503)] * 50)
-    policy = StreamPolicy(reconnect_base_s=0.01, reconnect_max_s=0.02, max_reconnects=3)
+    policy = StreamPolicy(
+        reconnect_base_s=0.01, reconnect_floor_s=0.01, reconnect_max_s=0.02, max_reconnects=3
+    )
     async with make_client(server.url, stream=policy) as c:
         with pytest.raises(BackendUnavailable):
             await collect(c)
@@ -435,7 +454,7 @@ async def test_a_backlog_is_handed_out_in_slices_so_other_tasks_run(server: Fake
                 ticks += 1
                 await asyncio.sleep(0)
 
-        policy = StreamPolicy(reconnect_base_s=0.01, slice_s=slice_s)
+        policy = StreamPolicy(reconnect_base_s=0.01, reconnect_floor_s=0.01, slice_s=slice_s)
         seen: list[int] = []
         task = asyncio.create_task(ticker())
         try:

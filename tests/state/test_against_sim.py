@@ -20,7 +20,7 @@ from ito_tui.contract import EventBase, TrainingSpec
 from ito_tui.state import RunState, RunTracker
 
 RETRY = RetryPolicy(max_attempts=3, backoff_base_s=0.02, backoff_max_s=0.1)
-STREAM = StreamPolicy(reconnect_base_s=0.02, reconnect_max_s=0.2)
+STREAM = StreamPolicy(reconnect_base_s=0.02, reconnect_floor_s=0.02, reconnect_max_s=0.2)
 
 EXPECTED = {
     "happy": "completed",
