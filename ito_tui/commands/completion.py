@@ -1,69 +1,38 @@
-"""`ito-tui completion bash|zsh`: shell completion scripts generated from the parser."""
+"""`ito-tui completion SHELL`: a completion script for bash, zsh, tcsh or fish, from the parser.
+
+shtab writes the script from the whole command line (commands/parser.py): every
+subcommand, option and choice. Arguments marked with `ids.complete_ids` complete
+to ids from the configured backend; the script asks `ito-tui completion SHELL
+--ids KIND` for them on each Tab, which prints one id per line and, whatever goes
+wrong (no backend, no token, a slow keyring), nothing, within IDS_DEADLINE_S.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import re
+import threading
 from typing import Any
 
 from .context import Context
+from .ids import KINDS
 
-BASH = """\
-# bash completion for ito-tui; load with: source <(ito-tui completion bash)
-_ito_tui() {{
-    local cur cmd i
-    cur="${{COMP_WORDS[COMP_CWORD]}}"
-    cmd=""
-    for ((i = 1; i < COMP_CWORD; i++)); do
-        case "${{COMP_WORDS[i]}}" in
-            -*) ;;
-            *) if [[ " {commands} " == *" ${{COMP_WORDS[i]}} "* ]]; then
-                   cmd="${{COMP_WORDS[i]}}"; break
-               fi ;;
-        esac
-    done
-    case "$cmd" in
-{cases}
-        *) COMPREPLY=($(compgen -W "{commands} {globals}" -- "$cur")) ;;
-    esac
-}}
-complete -o default -F _ito_tui ito-tui
-"""
+SHELLS = ("bash", "zsh", "tcsh", "fish")
 
-ZSH = """\
-#compdef ito-tui
-# zsh completion for ito-tui; load with: source <(ito-tui completion zsh)
-# (or save it as _ito-tui in a directory on $fpath)
-_ito_tui() {{
-    local -a commands
-    commands=(
-{described}
-    )
-    local cmd="" i
-    for ((i = 2; i < CURRENT; i++)); do
-        case "$words[i]" in
-            --backend) (( i++ )) ;;
-            -*) ;;
-            *) cmd="$words[i]"; break ;;
-        esac
-    done
-    if [[ -z "$cmd" ]]; then
-        _arguments {globals_z} '*:: :->command'
-        [[ "$state" == command ]] && _describe 'command' commands
-        return
-    fi
-    # Complete the subcommand's own arguments as if it were the command.
-    shift $(( i - 1 )) words
-    (( CURRENT -= i - 1 ))
-    case "$cmd" in
-{cases}
-    esac
-}}
-if [[ "${{zsh_eval_context[-1]}}" == loadautofunc ]]; then
-    _ito_tui "$@"
-else
-    compdef _ito_tui ito-tui
-fi
-"""
+ZSH_EVAL_ONLY = "if [[ $zsh_eval_context[-1] == eval ]]; then"
+ZSH_UNLESS_AUTOLOADED = "if [[ $zsh_eval_context[-1] != loadautofunc ]]; then"
+"""shtab's zsh script registers itself only when eval'ed and otherwise runs as the
+completion function: `source <(ito-tui completion zsh)` (context `file`) then ran it
+outside completion. Run it only when autoloaded from $fpath; register otherwise."""
+
+IDS_DEADLINE_S = 1.0
+"""A Tab waits at most this long for the keyring and the backend (after the imports, which
+take no I/O and are bounded anyway)."""
+
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
+"""The ids printed for a shell. bash's `compgen -W` expands each word it is given
+(`$(…)` included), so an id from the backend with any other character is left out."""
 
 
 def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpFormatter]) -> None:
@@ -71,104 +40,79 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
     p = sub.add_parser(
         "completion",
         formatter_class=fmt,
-        help="print a shell completion script (bash or zsh)",
-        description="Print a completion script for bash or zsh.",
+        help="print a shell completion script (bash, zsh, tcsh or fish)",
+        description="Print a completion script for bash, zsh, tcsh or fish. It completes "
+        "subcommands, options and their choices, and run, booking and proposal ids from "
+        "the configured backend (settings or ITO_BACKEND_URL; silent when it is not "
+        "reachable within a second).",
         epilog="examples:\n  source <(ito-tui completion bash)\n"
-        "  ito-tui completion zsh > ~/.zfunc/_ito-tui",
+        "  ito-tui completion zsh > ~/.zfunc/_ito-tui\n"
+        "  ito-tui completion fish > ~/.config/fish/completions/ito-tui.fish\n"
+        "  ito-tui completion tcsh > ~/.ito-tui.tcsh  # then: source ~/.ito-tui.tcsh",
     )
-    p.add_argument("shell", choices=("bash", "zsh"))
+    p.add_argument("shell", choices=SHELLS)
+    # What the scripts call on Tab; not for people.
+    p.add_argument("--ids", choices=KINDS, help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_completion)
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[str, list[str]]]:
-    """name -> (help, option strings) for every subcommand of `parser`."""
-    return {name: (help_, sorted({o for o, _ in opts})) for name, (help_, opts) in _walk(parser)}
-
-
-def _walk(
-    parser: argparse.ArgumentParser,
-) -> list[tuple[str, tuple[str, list[tuple[str, argparse.Action]]]]]:
-    """(name, (help, [(option string, action)])) for every subcommand, in parser order."""
-    found = []
-    for action in parser._actions:  # argparse has no public API for this walk
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {a.dest: a.help or "" for a in action._choices_actions}
-            for name, subparser in action.choices.items():
-                opts = [
-                    (o, a)
-                    for a in subparser._actions
-                    if a.help != argparse.SUPPRESS
-                    for o in a.option_strings
-                    if o.startswith("--") or o == "-h"
-                ]
-                found.append((name, (helps.get(name, ""), opts)))
-    return found
-
-
-def _zsh_spec(option: str, action: argparse.Action) -> str:
-    """An `_arguments` spec: `--opt` for flags, `--opt:value:(choices)` when it takes one."""
-    if action.nargs == 0:
-        return f"'{option}'"
-    choices = f"({' '.join(str(c) for c in action.choices)})" if action.choices else ""
-    meta = str(action.metavar or action.dest).lower().replace(":", "")
-    return f"'{option}:{meta}:{choices}'"
-
-
-def _globals(parser: argparse.ArgumentParser) -> list[str]:
-    return sorted(
-        o
-        for a in parser._actions
-        if not isinstance(a, argparse._SubParsersAction)
-        for o in a.option_strings
-        if o.startswith("--")
-    )
-
-
-def bash_script(parser: argparse.ArgumentParser) -> str:
-    """The bash completion script for `parser`."""
-    subs = _subcommands(parser)
-    cases = []
-    for name, (_, opts) in subs.items():
-        words = " ".join(opts)
-        if name == "completion":
-            words = "bash zsh"
-        cases.append(f'        {name}) COMPREPLY=($(compgen -W "{words}" -- "$cur")) ;;')
-    return BASH.format(
-        commands=" ".join(subs), globals=" ".join(_globals(parser)), cases="\n".join(cases)
-    )
-
-
-def zsh_script(parser: argparse.ArgumentParser) -> str:
-    """The zsh completion script for `parser`."""
-    walked = _walk(parser)
-    described = "\n".join(
-        f"        '{name}:{help_.replace(chr(39), '').replace(':', ' ')}'"
-        for name, (help_, _) in walked
-    )
-    cases = []
-    for name, (_, opts) in walked:
-        specs = " ".join(dict.fromkeys(_zsh_spec(o, a) for o, a in opts))
-        if name == "completion":
-            specs = "'1:shell:(bash zsh)'"
-        elif name == "backend":
-            specs = "'*::simulator options:_default'"
-        cases.append(f"        {name}) _arguments {specs} ;;")
-    globals_z = " ".join(
-        _zsh_spec(o, a)
-        for a in parser._actions
-        if not isinstance(a, argparse._SubParsersAction)
-        for o in a.option_strings
-        if o.startswith("--")
-    )
-    return ZSH.format(described=described, cases="\n".join(cases), globals_z=globals_z)
-
-
 def cmd_completion(ctx: Context) -> int:
-    """Print the completion script for the requested shell."""
-    from ito_tui.cli import build_parser
+    """Print the completion script for the requested shell, or the ids it asks for."""
+    if ctx.args.ids:
+        return print_ids(ctx, ctx.args.ids)
+    import shtab
 
-    parser = build_parser()
-    script = bash_script(parser) if ctx.args.shell == "bash" else zsh_script(parser)
-    ctx.out.stdout.write(script)
+    from .parser import build_parser
+
+    script = shtab.complete(build_parser(), shell=ctx.args.shell, root_prefix="ito_tui")
+    if ctx.args.shell == "zsh":
+        script = script.replace(ZSH_EVAL_ONLY, ZSH_UNLESS_AUTOLOADED)
+    ctx.out.stdout.write(script if script.endswith("\n") else script + "\n")
     ctx.out.stdout.flush()
+    return 0
+
+
+def print_ids(ctx: Context, kind: str) -> int:
+    """Print the ids of `kind`, one a line; nothing at all on any failure or past the
+    deadline. Always exit 0: a shell shows a completion's failure as noise."""
+    found: list[str] = []
+    try:
+        settings = ctx.settings
+        from ito_tui.client import ItoClient, RetryPolicy
+    except Exception:  # a bad settings file, a broken install: no candidates, no noise
+        return 0
+
+    async def ids() -> list[str]:
+        async with ItoClient(
+            ctx.backend_url,
+            token=ctx.token(),
+            insecure_http=bool(settings.insecure_http),
+            ca_bundle=settings.ca_bundle,
+            timeout=IDS_DEADLINE_S,
+            retry=RetryPolicy(max_attempts=1),
+        ) as client:
+            if kind == "bookings":
+                return [b.booking_id for b in await client.bookings(status="completed")]
+            runs = await client.runs()
+            if kind == "runs":
+                return [r.run_id for r in runs]
+            return [p for r in runs for p in r.pending_proposal_ids]
+
+    def look_up() -> None:
+        try:
+            answer = asyncio.run(ids())
+        except BaseException:  # completion is silent by contract: no candidates, no noise
+            return
+        found.extend(i for i in answer if SAFE_ID.fullmatch(i))
+
+    # A thread, so that a keyring blocked on D-Bus cannot hold the Tab either; a daemon,
+    # so that one still waiting does not keep the process alive.
+    worker = threading.Thread(target=look_up, daemon=True)
+    worker.start()
+    worker.join(IDS_DEADLINE_S)
+    if worker.is_alive():
+        return 0
+    if found:
+        ctx.out.stdout.write("".join(f"{i}\n" for i in found))
+        ctx.out.stdout.flush()
     return 0

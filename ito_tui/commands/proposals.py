@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import CommandError, Context
 from .exitcodes import ExitCode
+from .ids import complete_ids
 from .output import confirm, interactive, money, safe, schema_help
 from .render import render_proposal, state_text
 
@@ -32,7 +33,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         description="List a run's proposals with their evidence, action and impact.",
         epilog="examples:\n  ito-tui proposals run_123\n  ito-tui proposals run_123 --json",
     )
-    p.add_argument("run", metavar="RUN")
+    complete_ids(p.add_argument("run", metavar="RUN"), "runs")
     p.add_argument("--status", choices=("pending", "approved", "rejected", "expired", "executed"))
     p.add_argument(
         "--json",
@@ -53,8 +54,11 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
             epilog=f"examples:\n  ito-tui {verb} prop_123\n"
             f"  ito-tui {verb} prop_123 --comment 'checked the loss curve' --yes",
         )
-        p.add_argument("proposal", metavar="PROPOSAL")
-        p.add_argument("--run", metavar="RUN", help="the proposal's run (found when omitted)")
+        complete_ids(p.add_argument("proposal", metavar="PROPOSAL"), "proposals")
+        complete_ids(
+            p.add_argument("--run", metavar="RUN", help="the proposal's run (found when omitted)"),
+            "runs",
+        )
         p.add_argument("--comment", metavar="TEXT", help="recorded with the decision")
         p.add_argument("--yes", "-y", action="store_true", help="decide without asking")
         p.set_defaults(handler=cmd_decide, verb=verb)

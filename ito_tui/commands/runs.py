@@ -15,6 +15,7 @@ from ito_tui.format import percent
 
 from .context import CommandError, Context
 from .exitcodes import ExitCode, exit_for_outcome
+from .ids import complete_ids
 from .output import confirm, interactive, money, safe, schema_help
 from .render import render_run, spend_text, state_text
 from .watchfmt import WatchPrinter
@@ -56,7 +57,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         "pending proposals and failure.",
         epilog="examples:\n  ito-tui status run_123\n  ito-tui status run_123 --json",
     )
-    p.add_argument("run", metavar="RUN")
+    complete_ids(p.add_argument("run", metavar="RUN"), "runs")
     p.add_argument(
         "--json",
         action="store_true",
@@ -75,7 +76,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         "(one JSON object per line) unless --since is given.",
         epilog="examples:\n  ito-tui watch run_123\n  ito-tui watch run_123 --json | jq .type",
     )
-    p.add_argument("run", metavar="RUN")
+    complete_ids(p.add_argument("run", metavar="RUN"), "runs")
     p.add_argument(
         "--json",
         action="store_true",
@@ -95,7 +96,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui cancel run_123\n"
         "  ito-tui cancel run_123 --yes --reason 'wrong data'",
     )
-    p.add_argument("run", metavar="RUN")
+    complete_ids(p.add_argument("run", metavar="RUN"), "runs")
     p.add_argument("--reason", help="why (recorded with the cancellation)")
     p.add_argument("--yes", "-y", action="store_true", help="cancel without asking")
     p.set_defaults(handler=cmd_cancel)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .bookings import NO_BOOKING_HINT
 from .context import CommandError, Context
 from .exitcodes import ExitCode
+from .ids import complete_ids
 from .output import confirm, interactive, money, safe, schema_help
 from .render import render_estimate
 
@@ -40,7 +41,10 @@ def _money_arg(text: str) -> Decimal:
 
 def _spec_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("training spec (the seed's flags)")
-    g.add_argument("--booking", metavar="ID", help="a completed booking id (see `bookings`)")
+    complete_ids(
+        g.add_argument("--booking", metavar="ID", help="a completed booking id (see `bookings`)"),
+        "bookings",
+    )
     g.add_argument("--model-size", metavar="SIZE", help="e.g. 150M, 1.5B, 8B, 70B")
     g.add_argument("--data", metavar="REF", help="s3://…, hf://org/ds@rev, catalog://name@ver")
     g.add_argument("--target", metavar="CAP", help="target capability, e.g. general")

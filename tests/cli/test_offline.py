@@ -1,4 +1,4 @@
-"""CLI behaviour that needs no backend: help, version, completion, colour, parsing."""
+"""CLI behaviour that needs no backend: help, version, colour, parsing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import argparse
 import io
 import json
 import re
-import shutil
 import subprocess
 import sys
 
@@ -136,35 +135,6 @@ def test_json_output_is_ascii_escaped() -> None:
     assert json.loads(text) == {"s": "a\x1b[31m\x7f\x9b"}
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh"])
-def test_completion_scripts(cli, shell: str) -> None:
-    r = cli("completion", shell)
-    assert r.code == 0
-    for word in ("login", "train", "--budget-usd", "watch", "completion"):
-        assert word in r.out
-    exe = shutil.which(shell)
-    if exe is None:
-        pytest.skip(f"{shell} not installed: syntax not checked")
-    check = subprocess.run([exe, "-n"], input=r.out, capture_output=True, text=True, check=False)
-    assert check.returncode == 0, check.stderr
-
-
-def test_bash_completion_completes_subcommands_and_options(cli) -> None:
-    bash = shutil.which("bash")
-    if bash is None:
-        pytest.skip("bash not installed")
-    script = cli("completion", "bash").out
-    probe = (
-        script
-        + '\nCOMP_WORDS=(ito-tui tra); COMP_CWORD=1; _ito_tui; echo "${COMPREPLY[*]}"'
-        + '\nCOMP_WORDS=(ito-tui train --budg); COMP_CWORD=2; _ito_tui; echo "${COMPREPLY[*]}"'
-    )
-    out = subprocess.run([bash, "-c", probe], capture_output=True, text=True, check=True).stdout
-    first, second = out.splitlines()[-2:]
-    assert first.split() == ["train"]
-    assert second.split() == ["--budget-usd"]
-
-
 def test_help_in_a_subprocess_loads_neither_textual_nor_httpx() -> None:
     code = (
         "import sys\nfrom ito_tui.cli import main\n"
@@ -213,25 +183,3 @@ def test_a_token_in_the_settings_file_is_refused(cli, isolated_home) -> None:
     r = cli("runs")
     assert r.code == 2
     assert "tokens never go in files" in r.err and "leaky-123" not in r.err
-
-
-def test_zsh_completion_registers_itself(cli, tmp_path) -> None:
-    zsh = shutil.which("zsh")
-    if zsh is None:
-        pytest.skip("zsh not installed")
-    script = tmp_path / "_ito-tui"
-    script.write_text(cli("completion", "zsh").out)
-    probe = (
-        "autoload -Uz compinit && compinit -u -d $HOME/.zcompdump 2>/dev/null\n"
-        f"source {script}\n"
-        "print -r -- ${_comps[ito-tui]}\n"
-    )
-    r = subprocess.run(
-        [zsh, "-f", "-c", probe],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-        timeout=30,
-    )
-    assert r.stdout.strip() == "_ito_tui", r.stderr
