@@ -2,7 +2,10 @@
 
 `watch` follows the run's event stream through the shared `RunState` reducer
 (so it agrees with the TUI by construction) and exits with the run's outcome:
-0 completed, 3 stopped by a failed gate, 4 failed otherwise, 5 cancelled.
+0 completed, 3 stopped by a failed gate, 4 failed otherwise, 5 cancelled. When
+the stream ends without the terminal event the outcome comes from the run's
+snapshot (the stream re-reads it); a stream that ends with the run still going
+is an error (1) that says so, never a silent "running".
 """
 
 from __future__ import annotations
@@ -170,6 +173,7 @@ async def follow(
 ) -> int:
     """Stream a run's events from `since_seq` (None: from its snapshot) to the end."""
     from ito_tui.state import RunState
+    from ito_tui.state.tracker import rebased
 
     await client.require("runs.events")
     run = await client.run(run_id)
@@ -187,9 +191,14 @@ async def follow(
         try:
             async for event in stream:
                 seen = event.seq
-                state = state.apply(event)
+                if event.type == "resync" and event.seq <= state.last_seq:
+                    # The stream re-read a snapshot behind what it had yielded (the
+                    # backend's history went backwards) or the run's end: re-base on it.
+                    state = rebased(state, getattr(event, "data"))  # noqa: B009
+                else:
+                    state = state.apply(event)
                 printer.event(event)
-                if event.terminal:
+                if event.terminal or state.terminal:
                     break
         except ItoError:
             # Losing the stream stops the watching, not the run: say how to pick it up.
@@ -200,6 +209,13 @@ async def follow(
             raise
         finally:
             await stream.aclose()
+            printer.close()
+    if not state.terminal:
+        raise CommandError(
+            f"the event stream of {safe(run_id)} ended after seq {state.last_seq} while the run "
+            f"is {safe(state.state)}; resume with: ito-tui watch {safe(run_id)}",
+            ExitCode.ERROR,
+        )
     return finish(ctx, state, as_json=as_json)
 
 

@@ -4,8 +4,10 @@ Human lines use the shared event-log summaries (`ito_tui.state.describe`, the
 same text the TUI's log shows, already terminal-safe) and throttle the chatty
 types (telemetry, stage.progress) to one line every few seconds so a fast run
 stays readable; JSON mode prints every event. Connection changes go to stderr
-in both modes, so stdout stays a clean stream. Numbers follow `ito_tui.format`: a
-diverged loss prints `NaN` or `∞`, and JSON lines carry `"NaN"` / `"Infinity"`.
+in both modes, so stdout stays a clean stream; a flapping connection gets one
+line, then summaries with a count (`Flaps`), never a line per reconnect.
+Numbers follow `ito_tui.format`: a diverged loss prints `NaN` or `∞`, and JSON
+lines carry `"NaN"` / `"Infinity"`.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ class WatchPrinter:
         self.out = out
         self.as_json = as_json
         self._last: dict[str, float] = {}
+        from ito_tui.client.connection import Flaps
+
+        self._flaps = Flaps()
+        self._reconnects = 0
+        self._note: str | None = None
 
     def event(self, event: EventBase) -> None:
         """Print one event (human lines of chatty types are throttled)."""
@@ -90,10 +97,22 @@ class WatchPrinter:
             )
 
     def connection(self, state: ConnectionState) -> None:
-        """Report reconnects on stderr (never on stdout, which may be a JSON stream)."""
-        if state.status == "reconnecting":
-            wait = f" in {state.retry_in_s:.0f}s" if state.retry_in_s is not None else ""
-            why = f" ({safe(state.error)})" if state.error else ""
-            self.out.info(f"connection lost{why}; reconnecting{wait} (attempt {state.attempt})")
-        elif state.status == "resynced":
-            self.out.info("resynced from a snapshot (older events expired on the server)")
+        """Report the connection on stderr (never on stdout, which may be a JSON stream):
+        the first reconnect of a flapping episode, then only summaries (`Flaps`)."""
+        if state.status == "reconnecting" and state.reconnects > self._reconnects:
+            self._reconnects = state.reconnects
+            for line in self._flaps.reconnect(
+                safe(state.error or "no reason given"), state.retry_in_s
+            ):
+                self.out.info(line)
+        elif state.status == "resynced" and state.note != self._note:
+            self._note = state.note
+            if state.note:
+                self.out.info(safe(state.note))
+            else:
+                self.out.info("resynced from a snapshot (older events expired on the server)")
+
+    def close(self) -> None:
+        """Say how unstable the connection was, if that was not said yet."""
+        for line in self._flaps.close():
+            self.out.info(line)

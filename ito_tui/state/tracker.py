@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ito_tui.contract import EventBase, Run, TelemetrySample
 
 from .bank import TelemetryBank
 from .eventlog import EventLog
 from .run import RunState
 
-__all__ = ["RunTracker"]
+__all__ = ["RunTracker", "rebased"]
+
+
+def rebased(state: RunState, run: Run) -> RunState:
+    """`state` re-seeded from `run` *and its numbering*, even though `run` is behind it.
+
+    For a backend whose history went backwards (restored from a backup): the
+    stream yields its snapshot as a `resync` at or below a seq already applied,
+    and the events after it, numbered from there, must apply rather than look
+    like replays. Markers, proposals and everything a Run does not carry stay.
+    """
+    behind = replace(state, last_seq=0, spend_seq=0, telemetry_seq=0)
+    return replace(behind.reseed(run, seq=run.last_event_seq), resynced=state.resynced + 1)
 
 
 class RunTracker:
@@ -64,6 +78,14 @@ class RunTracker:
             if at is not None:
                 self.bank.add_marker(at, f"rewind {rw.from_step}→{rw.to_step}")
         return True
+
+    def rebase(self, run: Run) -> None:
+        """Take `run` as the truth, numbering included, though it is behind (`rebased`).
+
+        The log keeps what was shown; events are logged again from the new numbering.
+        """
+        self.state = rebased(self.state, run)
+        self._logged = self.state.last_seq
 
     def seed(self, run: Run) -> bool:
         """Re-seed from a snapshot fetched out of band (keeps charts, log and markers).

@@ -345,6 +345,8 @@ class StreamState:
     attempt: int = 0
     last_seq: int = 0
     error: str | None = None
+    reconnects: int = 0
+    note: str | None = None
 
 
 class FakeStream:

@@ -202,7 +202,9 @@ class PipelineScreen(Screen[None]):
                     await self._backfill()
         finally:
             await stream.aclose()
-        self.connection = "closed · run ended"
+        # The stream ends at the run's end: a terminal event, or a snapshot saying so.
+        outcome = self.run_state.outcome
+        self.connection = f"closed · run {outcome.replace('_', ' ')}" if outcome else "closed"
         self._mark("strip")
 
     async def _backfill(self) -> None:
@@ -239,7 +241,9 @@ class PipelineScreen(Screen[None]):
     def _on_connection(self, state: ConnectionState) -> None:
         status = state.status
         if status == "reconnecting" and state.retry_in_s is not None:
-            self.connection = f"reconnecting in {state.retry_in_s:.0f} s"
+            # One label, replaced: a flapping stream shows its count, never a line per reconnect.
+            count = f" · {state.reconnects} reconnects" if state.reconnects > 1 else ""
+            self.connection = f"reconnecting in {state.retry_in_s:.0f} s{count}"
         elif status == "resynced":
             self.connection = "live (resynced)"
         else:
@@ -250,6 +254,12 @@ class PipelineScreen(Screen[None]):
         """Apply one event now; the repaint it needs is coalesced."""
         before = self.run_state
         logged = self.tracker.log.appended
+        if event.type == "resync" and event.seq <= before.last_seq:
+            # The stream re-read a snapshot behind what it had shown (the backend's history
+            # went backwards) or the run's end: re-base on it, numbering included.
+            self.tracker.rebase(getattr(event, "data"))  # noqa: B009 - dynamic event class
+            self._mark(*FAST, *SLOW)
+            return
         if not self.tracker.feed(event):
             # History (from before the snapshot) or a duplicate: the state is unchanged;
             # history may have added a log line.
