@@ -1,0 +1,117 @@
+"""`ito_tui.format`: any number in, a short string out, never an exception."""
+
+from __future__ import annotations
+
+import math
+import sys
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ito_tui import format as fmt
+from ito_tui.format import (
+    fixed,
+    general,
+    integer,
+    nonfinite,
+    percent,
+    scientific,
+    special,
+    special_duration,
+    special_percent,
+    to_float,
+)
+
+numbers = (
+    st.floats(allow_nan=True, allow_infinity=True)
+    | st.integers()
+    | st.integers(min_value=10**300, max_value=10**4000)
+    | st.integers(min_value=-(10**4000), max_value=-(10**300))
+    | st.decimals(allow_nan=True, allow_infinity=True)
+)
+"""Floats of every kind, ints of any size a JSON parser hands over, Decimals (money)."""
+WIDTH = 24
+"""The longest any formatter may write, decimals aside: `-999,999,999,999,999` at most,
+then the scientific form (a 400-digit int is `1e400`, never 400 characters)."""
+
+
+@given(value=numbers, digits=st.integers(0, 4))
+def test_every_formatter_takes_any_number_and_writes_a_short_string(
+    value: int | float | Decimal, digits: int
+) -> None:
+    texts = [
+        scientific(value),
+        fixed(value, digits),
+        fixed(value, digits, grouping=True),
+        general(value, digits + 1),
+        integer(value),
+        percent(value, digits),
+    ]
+    for text in texts:
+        assert isinstance(text, str) and 0 < len(text) <= WIDTH + digits, (value, texts)
+    for guard in (special(value), special_duration(value), special_percent(value)):
+        assert guard is None or 0 < len(guard) <= WIDTH, (value, guard)
+
+
+@given(value=numbers)
+def test_to_float_never_raises_and_keeps_finite_values_finite(value: int | float | Decimal) -> None:
+    out = to_float(value)
+    assert isinstance(out, float)
+    assert math.isfinite(out) == (nonfinite(value) is None)
+
+
+@pytest.mark.parametrize(
+    ("value", "mark"),
+    [
+        (math.nan, "NaN"),
+        (math.inf, "∞"),
+        (-math.inf, "−∞"),
+        (Decimal("NaN"), "NaN"),
+        (Decimal("-Infinity"), "−∞"),
+        (1.0, None),
+        (10**400, None),
+    ],
+)
+def test_non_finite_values_have_their_own_marks(value: object, mark: str | None) -> None:
+    assert nonfinite(value) == mark
+    assert mark is None or mark not in ("–", "—", "n/a", "")  # never the missing-value mark
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1e308, "1e308"),
+        (-1e308, "-1e308"),
+        (10**400, "1e400"),
+        (2.5e18, "2.5e18"),
+        (sys.float_info.max, "1.8e308"),
+        (5e-324, "4.9e-324"),
+        (0, "0"),
+    ],
+)
+def test_scientific_form_is_short_and_exact_in_its_exponent(value: float, text: str) -> None:
+    assert scientific(value) == text
+
+
+def test_bounded_forms_of_durations_percentages_and_counts() -> None:
+    assert special_duration(999 * 86_400) is None
+    assert special_duration(1000 * 86_400) == ">999d"
+    assert special_duration(1e308) == ">999d"
+    assert special_duration(math.inf) == "∞" and special_duration(math.nan) == "NaN"
+    assert special_duration(24_000, unit_s=3600.0) == ">999d"  # 24,000 hours
+    assert special_percent(12.0) == ">999%" and special_percent(-12.0) == "<−999%"
+    assert percent(math.nan) == "NaN" and percent(0.371, 1) == "37.1%"
+    assert integer(10**400) == "1e400" and integer(10_871) == "10,871"
+    assert fixed(3.14159, 3) == "3.142" and fixed(8412.4, 0, grouping=True) == "8,412"
+    assert to_float(10**400) == sys.float_info.max and to_float(-(10**400)) < 0
+
+
+def test_ordinary_values_keep_the_layout_f_strings_gave_them() -> None:
+    """The policy only changes what the old formatting crashed on or misdrew."""
+    for value in (0.0, 1.5, 3.14159, 1234.5678, 0.000123, 98_765.4):
+        assert fixed(value, 3) == f"{value:.3f}"
+        assert general(value, 6) == f"{value:g}"
+        assert percent(value / 1e5, 0) == f"{value / 1e5:.0%}"
+    assert fmt.BIG == 1e15
