@@ -11,6 +11,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
+from ito_tui.format import fixed, general, integer
 from ito_tui.textsafe import visible
 
 if TYPE_CHECKING:
@@ -40,13 +41,13 @@ def evidence_phrases(t: ProposalTrigger) -> list[str]:
     """What the trigger measured: `step 10,871`, `loss 3.159`, `z 14.8`, `window 128 steps`."""
     phrases = []
     if t.step is not None:
-        phrases.append(f"step {t.step:,}")
+        phrases.append(f"step {integer(t.step)}")
     if t.loss is not None:
-        phrases.append(f"loss {t.loss:.4g}")
+        phrases.append(f"loss {general(t.loss, 4)}")  # a diverged loss reads NaN / ∞
     if t.loss_z is not None:
-        phrases.append(f"z {t.loss_z:.1f}")
+        phrases.append(f"z {fixed(t.loss_z, 1)}")
     if t.window is not None:
-        phrases.append(f"window {t.window:,} steps")
+        phrases.append(f"window {integer(t.window)} steps")
     return phrases
 
 
@@ -54,13 +55,13 @@ def action_phrases(a: ProposalAction) -> list[str]:
     """What approving would do: `roll back to step 500`, `skip 300 batches`, …"""
     phrases = []
     if a.rollback_to_step is not None:
-        phrases.append(f"roll back to step {a.rollback_to_step:,}")
+        phrases.append(f"roll back to step {integer(a.rollback_to_step)}")
     if a.checkpoint_id:
         phrases.append(f"from checkpoint {visible(a.checkpoint_id)}")
     if a.skip_batches:
-        phrases.append(f"skip {a.skip_batches:,} batches")
+        phrases.append(f"skip {integer(a.skip_batches)} batches")
     if a.lr_scale is not None:
-        phrases.append(f"scale LR × {a.lr_scale:g}")
+        phrases.append(f"scale LR × {general(a.lr_scale, 6)}")
     if a.extra_budget_usd is not None:
         phrases.append(f"add {usd_exact(a.extra_budget_usd)} budget")
     if a.node:
@@ -71,7 +72,7 @@ def action_phrases(a: ProposalAction) -> list[str]:
 def impact_phrases(i: ProposalImpact) -> list[str]:
     """What approving costs: `23 lost steps`, `+12.4 GPU-h`, `+$31.00`."""
     return [
-        f"{i.lost_steps:,} lost steps",
-        f"+{i.added_gpu_hours:,.1f} GPU-h",
+        f"{integer(i.lost_steps)} lost steps",
+        f"+{fixed(i.added_gpu_hours, 1, grouping=True)} GPU-h",
         f"+{usd_exact(i.added_usd)}",
     ]

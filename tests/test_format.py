@@ -115,3 +115,17 @@ def test_ordinary_values_keep_the_layout_f_strings_gave_them() -> None:
         assert general(value, 6) == f"{value:g}"
         assert percent(value / 1e5, 0) == f"{value / 1e5:.0%}"
     assert fmt.BIG == 1e15
+
+
+def test_a_proposal_and_a_cancel_prompt_show_a_diverged_run_as_data() -> None:
+    """The shared phrases (CLI `proposals show`, the TUI's modal) and the cancel prompt."""
+    from ito_tui.contract import ProposalImpact, ProposalTrigger, Spend
+    from ito_tui.describe import evidence_phrases, impact_phrases
+    from ito_tui.tui.screens.cancel import spend_text
+
+    trigger = ProposalTrigger(reason="spike", step=10**400, loss=math.nan, loss_z=math.inf)
+    assert evidence_phrases(trigger) == ["step 1e400", "loss NaN", "z ∞"]
+    impact = ProposalImpact(lost_steps=10**400, added_gpu_hours=-math.inf, added_usd="1.00")  # type: ignore[arg-type]
+    assert impact_phrases(impact)[:2] == ["1e400 lost steps", "+−∞ GPU-h"]
+    spend = Spend(gpu_hours=math.nan, usd_spent="1", usd_committed="1", budget_usd="9")  # type: ignore[arg-type]
+    assert "(NaN GPU-h)" in spend_text(spend, None).plain

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker
 
+from ito_tui.format import general
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.format import safe, span
 from ito_tui.tui.screens.connect import Connected, connection_step
@@ -238,7 +239,7 @@ class BookingsScreen(Screen[None]):
                 safe(booking.gpu_sku.split("-")[0]),
                 f"{booking.node_count}×{booking.gpus_per_node}",
                 f"{_FABRIC.get(str(booking.fabric.kind), safe(booking.fabric.kind))} "
-                f"{booking.fabric.gbit_per_s_per_gpu:g}G",
+                f"{general(booking.fabric.gbit_per_s_per_gpu, 6)}G",
                 window,
                 f"{booking.price_usd_per_gpu_hour:.2f}",
                 safe(_status_word(booking)),

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Static
 
 from ito_tui.client.errors import Conflict, ItoError
 from ito_tui.contract import Run, Spend
+from ito_tui.format import fixed
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.runfmt import safe, usd
 
@@ -25,7 +26,8 @@ def spend_text(spend: Spend | None, spent: Decimal | None) -> Text:
     amount = spent if spent is not None else spend.usd_spent
     return Text(
         f"Spent so far: {usd(amount)} of a {usd(spend.budget_usd)} budget "
-        f"({spend.gpu_hours:,.1f} GPU-h). Cancelling stops the run; what was spent stays spent."
+        f"({fixed(spend.gpu_hours, 1, grouping=True)} GPU-h). "
+        "Cancelling stops the run; what was spent stays spent."
     )
 
 

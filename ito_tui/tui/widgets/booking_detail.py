@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ito_tui.format import general
 from ito_tui.tui.format import ends_in, safe, starts_in, usd
 from ito_tui.tui.session import utc_now
 
@@ -94,7 +95,10 @@ class BookingDetail(Widget):
                 "GPUs",
                 f"{safe(b.gpu_sku)} · {b.node_count} {nodes} × {b.gpus_per_node} = {b.gpu_count}",
             ),
-            _field("Fabric", f"{safe(b.fabric.kind)} · {b.fabric.gbit_per_s_per_gpu:g} Gbit/s/GPU"),
+            _field(
+                "Fabric",
+                f"{safe(b.fabric.kind)} · {general(b.fabric.gbit_per_s_per_gpu, 6)} Gbit/s/GPU",
+            ),
             _field("Window", window),
             _field("", when),
             _field("Price", f"{usd(b.price_usd_per_gpu_hour)}/GPU-h ({usd(hourly)}/h in all)"),

@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ito_tui.contract import TelemetrySample
-from ito_tui.format import percent, special
+from ito_tui.format import fixed, percent, special
 from ito_tui.state import TelemetryBank
 from ito_tui.tui.format import usd_short
 
@@ -211,7 +211,7 @@ class TelemetryPanel(VerticalScroll):
             return
         self._caption()
         hbm = self.charts.hbm_gib
-        self._sparks["mem_gib"].sublabel = f"of {hbm:.0f} GiB" if hbm else "per GPU"
+        self._sparks["mem_gib"].sublabel = f"of {fixed(hbm, 0)} GiB" if hbm else "per GPU"
         bound = self.charts.staleness_bound
         stale = self._sparks["rl_staleness"]
         stale.sublabel = f"bound {bound}" if bound is not None else ""
