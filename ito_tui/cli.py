@@ -8,6 +8,8 @@ they talk to a backend.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +56,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:  # Ctrl-C at a prompt: stop quietly, as shells expect
         print(file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`ito-tui contract | head`): stop quietly
+        # Python's recipe: point stdout at /dev/null so the flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -16,7 +18,7 @@ from ito_tui.cli import COMMAND_MODULES, build_parser
 from ito_tui.commands.exitcodes import EXIT_CODES_EPILOG, ExitCode, exit_for_outcome
 from ito_tui.commands.output import Output, color_enabled, safe
 
-from .conftest import run_cli
+from .conftest import ITO_TUI, run_cli, subprocess_env
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -183,3 +185,21 @@ def test_a_token_in_the_settings_file_is_refused(cli, isolated_home) -> None:
     r = cli("runs")
     assert r.code == 2
     assert "tokens never go in files" in r.err and "leaky-123" not in r.err
+
+
+def test_a_reader_that_went_away_ends_the_command_quietly() -> None:
+    # `ito-tui contract | head`: stdout's reader is gone before the document is written.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        r = subprocess.run(
+            [str(ITO_TUI), "contract"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=subprocess_env(),
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert (r.returncode, r.stderr) == (128 + signal.SIGPIPE, b"")
