@@ -13,7 +13,17 @@ import math
 from array import array
 from typing import TypeVar
 
-__all__ = ["NAN_BIT", "NEG_INF_BIT", "POS_INF_BIT", "Bucket", "Ring", "kind_bit", "union"]
+__all__ = [
+    "NAN_BIT",
+    "NEG_INF_BIT",
+    "POS_INF_BIT",
+    "Bucket",
+    "Ring",
+    "finite_parts",
+    "kind_bit",
+    "odd_of",
+    "union",
+]
 
 NAN_BIT = 1
 POS_INF_BIT = 2
@@ -35,6 +45,20 @@ def union(bits: array[int]) -> int:
     for b in set(bits):
         out |= b
     return out
+
+
+def finite_parts(ys: array[float]) -> tuple[array[float], array[float]]:
+    """`ys` as (lo, hi) arrays in which a non-finite value is +inf / -inf: never the min
+    or the max, so a column's extremes are those of its finite samples."""
+    inf = math.inf
+    lo = array("d", [y if y - y == 0.0 else inf for y in ys])
+    hi = array("d", [y if y - y == 0.0 else -inf for y in ys])
+    return lo, hi
+
+
+def odd_of(ys: array[float]) -> array[int]:
+    """The `odd` bit of each of `ys`."""
+    return array("B", [kind_bit(y) for y in ys])
 
 
 _T = TypeVar("_T", int, float)

@@ -24,13 +24,24 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .buckets import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, Bucket, Ring, kind_bit, union
+from .buckets import (
+    NAN_BIT,
+    NEG_INF_BIT,
+    POS_INF_BIT,
+    Bucket,
+    Ring,
+    finite_parts,
+    kind_bit,
+    odd_of,
+    union,
+)
+from .grid import Grid, column_edges, column_of
 
 if TYPE_CHECKING:
     _Segment = tuple[
@@ -147,7 +158,7 @@ class TelemetrySeries:
         self._marked = 0
         # The last view and what it was computed from: redraws with no new sample are free.
         self._cache: tuple[tuple[int, float | None, int, int], SeriesView] | None = None
-        self._grid: _Grid | None = None
+        self._grid: Grid | None = None
         """The last view's columns, so that the next one recomputes only what changed."""
         self._folded_x = -math.inf
         """The x of the newest sample folded into buckets (folding changes nothing newer)."""
@@ -286,11 +297,11 @@ class TelemetrySeries:
             if i < j:
                 part_x, part_y = xs[i:j], ys[i:j]
                 if self._odd_raw:
-                    yield (part_x, part_x, *_finite_parts(part_y), part_y, _odd_of(part_y))
+                    yield (part_x, part_x, *finite_parts(part_y), part_y, odd_of(part_y))
                 else:
                     yield part_x, part_x, part_y, part_y, part_y, None
 
-    def _fill(self, grid: _Grid, first: int, last: int) -> None:
+    def _fill(self, grid: Grid, first: int, last: int) -> None:
         """Recompute columns `first`..`last` of `grid` from the stored data."""
         if first > last:
             return
@@ -300,8 +311,8 @@ class TelemetrySeries:
             lo_col[c], hi_col[c], last_col[c], odd_col[c] = math.inf, -math.inf, None, 0
         for x0, x1, lo, hi, newest, odd in self._segments(edges[first], edges[last + 1]):
             # Only the columns this segment can touch (one extra each side for rounding).
-            c_first = max(first, _col(x0[0], edges) - 1)
-            c_last = min(last, width - 1, _col(x1[-1], edges) + 1)
+            c_first = max(first, column_of(x0[0], edges) - 1)
+            c_last = min(last, width - 1, column_of(x1[-1], edges) + 1)
             for c in range(c_first, c_last + 1):
                 a = bisect_left(x1, edges[c])
                 b = bisect_left(x0, edges[c + 1])
@@ -343,7 +354,7 @@ class TelemetrySeries:
         if self.count == 0 or self.last_x is None or self.first_x is None:
             return SeriesView((None,) * width, 0.0, 0.0, None, None, None)
         x_end = self.last_x
-        edges = _edges(self.first_x, x_end, width, window)
+        edges = column_edges(self.first_x, x_end, width, window)
         x_start = edges[0]
         grid = self._grid
         if grid is not None and grid.same_grid(width, window, edges):
@@ -352,21 +363,21 @@ class TelemetrySeries:
             # view's newest x), and those folding reached (at or before `_folded_x`).
             grid.edges = edges
             self._fill(grid, 0, 0)
-            tail = _col(grid.last_x, edges)
+            tail = column_of(grid.last_x, edges)
             if self._folded_x != grid.folded_x and self._folded_x >= x_start:
-                folded = min(_col(self._folded_x, edges), tail - 1)
+                folded = min(column_of(self._folded_x, edges), tail - 1)
                 if folded >= 1:
                     self._fill(grid, 1, folded)
             self._fill(grid, max(1, tail), width - 1)
         else:
-            grid = _Grid(width, window, edges)
+            grid = Grid(width, window, edges)
             self._fill(grid, 0, width - 1)
         grid.last_x, grid.folded_x = x_end, self._folded_x
         self._grid = grid
         # A column with no finite sample holds +inf/-inf here, which never win.
         lo, hi = min(grid.lo), max(grid.hi)
         marks = tuple(
-            (_col(x, edges), label) for x, label in self._markers if x_start <= x <= x_end
+            (column_of(x, edges), label) for x, label in self._markers if x_start <= x <= x_end
         )
         return SeriesView(
             tuple(grid.columns),
@@ -377,80 +388,3 @@ class TelemetrySeries:
             self.last,
             marks,
         )
-
-
-class _Grid:
-    """A view's column edges and per-column extremes, kept for the next view."""
-
-    __slots__ = (
-        "columns",
-        "edges",
-        "folded_x",
-        "hi",
-        "last",
-        "last_x",
-        "lo",
-        "odd",
-        "width",
-        "window",
-    )
-
-    def __init__(self, width: int, window: float | None, edges: list[float]) -> None:
-        self.width = width
-        self.window = window
-        self.edges = edges
-        self.lo = [math.inf] * width
-        self.hi = [-math.inf] * width
-        self.last: list[float | None] = [None] * width
-        self.odd = [0] * width
-        self.columns: list[Column | None] = [None] * width
-        self.last_x = -math.inf
-        self.folded_x = -math.inf
-
-    def same_grid(self, width: int, window: float | None, edges: list[float]) -> bool:
-        """Whether `edges` are this grid's but for the first (the window's start)."""
-        return width == self.width and window == self.window and edges[1:] == self.edges[1:]
-
-
-def _edges(first_x: float, x_end: float, width: int, window: float | None) -> list[float]:
-    """Column edges: column c covers [edges[c], edges[c+1]); edges[width] is +inf.
-
-    A window shorter than the run lays its columns on a fixed grid of step
-    `window / width` (multiples of the step, not offsets from the newest sample),
-    so a new sample changes only the last column (the one it falls in) and the
-    first (which the window's start slides through); the others keep their
-    samples until the grid scrolls by a whole step. The window touches
-    `width + 1` grid cells, the first and the last partly: the first column
-    holds the two oldest, so it is one to two steps wide and never a sliver
-    with no sample in it. The whole run, or a window longer than the run, is
-    stretched over the width instead (its span grows with every sample).
-    """
-    if window is not None and 0 < window < x_end - first_x and width > 1:
-        step = window / width
-        cell = x_end / step if step > 0 else math.inf
-        if abs(cell) < 2.0**52:  # a grid finer than a float can count stretches instead
-            x_start = x_end - window
-            first_cell = math.floor(cell) - (width - 1)
-            inner = [max(x_start, (first_cell + c) * step) for c in range(1, width)]
-            return [x_start, *inner, math.inf]
-    x_start = first_x if window is None else max(first_x, x_end - window)
-    span = x_end - x_start
-    return [x_start + span * c / width for c in range(width)] + [math.inf]
-
-
-def _finite_parts(ys: array[float]) -> tuple[array[float], array[float]]:
-    """`ys` as (lo, hi) arrays in which a non-finite value is +inf / -inf: never the min
-    or the max, so a column's extremes are those of its finite samples."""
-    inf = math.inf
-    lo = array("d", [y if y - y == 0.0 else inf for y in ys])
-    hi = array("d", [y if y - y == 0.0 else -inf for y in ys])
-    return lo, hi
-
-
-def _odd_of(ys: array[float]) -> array[int]:
-    return array("B", [kind_bit(y) for y in ys])
-
-
-def _col(x: float, edges: list[float]) -> int:
-    """The column of `x` (clamped to the view)."""
-    return max(0, min(len(edges) - 2, bisect_right(edges, x) - 1))
