@@ -11,15 +11,13 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from ito_tui.state import TelemetryBank
+from ito_tui.tui.widgets.chart_text import _bounded, _filled, _level
 from ito_tui.tui.widgets.sparkline import (
     LOWER,
     MARKER,
     SHADE,
     ChartData,
     TextSparkline,
-    _bounded,
-    _filled,
-    _level,
     chart_rows,
     value_span,
 )

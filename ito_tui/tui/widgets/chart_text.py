@@ -1,0 +1,200 @@
+"""Sparkline text: a `ChartData` (already bucketed per column) drawn as rows of cells.
+
+An area chart: each column is filled from the bottom up to its bucket's maximum, and the
+cells only the maximum reaches are shaded, so a spike or a dip inside a bucket stays
+visible. Pure text, no widget: `sparkline.TextSparkline` draws these rows with styles.
+
+Non-finite samples are data (a diverged loss): a column that holds one is marked — `×`
+(NaN) and `↑` (+Infinity) on the top row, `↓` (−Infinity) on the bottom row — and the
+scale comes from the finite samples only. A huge *finite* value (1e308) is finite: it is
+drawn at its true height, so the others sit at the bottom and the min–max label says why
+(a log scale would misdraw every ordinary chart); a span too wide for a float (−1e308 to
+1e308) is halved before scaling, never a crash.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ito_tui.format import special
+from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT
+
+LOWER = " ▁▂▃▄▅▆▇█"
+MARKER = "↶"
+SHADE = "▒"
+NAN_GLYPH = "×"
+POS_INF_GLYPH = "↑"
+NEG_INF_GLYPH = "↓"
+NONFINITE_GLYPHS = frozenset({NAN_GLYPH, POS_INF_GLYPH, NEG_INF_GLYPH})
+"""Glyphs of non-finite samples (never drawn otherwise: the renderer colours them)."""
+
+
+@dataclass(frozen=True)
+class ChartData:
+    """One chart's worth of already-bucketed data (one entry per column)."""
+
+    lows: Sequence[float | None]
+    highs: Sequence[float | None]
+    value: float | None = None
+    """The latest value."""
+    vmin: float | None = None
+    """Minimum over the shown window."""
+    vmax: float | None = None
+    """Maximum over the shown window."""
+    markers: Sequence[int] = field(default_factory=tuple)
+    """Column indices to mark (e.g. where a rollback rewound the step counter)."""
+    note: str | None = None
+    """Shown instead of the value when the metric has no meaning (e.g. `n/a (fp8)`)."""
+    odd: Sequence[int] = field(default_factory=tuple)
+    """Per column, which non-finite kinds it holds (`state.NAN_BIT | POS_INF_BIT | …`);
+    empty when none does."""
+
+
+def _level(value: float, lo: float, hi: float, levels: int) -> float:
+    if hi <= lo:
+        # A flat series: mid-height, or the floor when it sits at zero.
+        return 1 if value == 0 else levels / 2
+    return (value - lo) / (hi - lo) * levels
+
+
+def _filled(data: ChartData) -> tuple[list[float | None], list[float | None]]:
+    """Columns with no sample between two that have one repeat the previous column.
+
+    A sparse window (fewer samples than columns) would otherwise draw as a comb.
+    """
+    lows, highs = list(data.lows), list(data.highs)
+    known = [i for i, v in enumerate(highs) if v is not None]
+    if not known:
+        return lows, highs
+    odd = data.odd
+    for i in range(known[0] + 1, known[-1]):
+        # A column of only non-finite samples is not a hole: it shows its mark, no bar.
+        if highs[i] is None and not (i < len(odd) and odd[i]):
+            lows[i] = highs[i] = highs[i - 1]
+    return lows, highs
+
+
+def _bounded(level: float, levels: int) -> float:
+    """`level` kept within a level of the scale's ends. A value far outside a tiny span
+    (1e-320 wide) divides to infinity, which has no whole level; past the end of the
+    scale, every level draws the same as the one beside the end."""
+    return min(max(level, -1.0), levels + 1.0)
+
+
+def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[str]:
+    """The chart as `rows` strings (top first), one character per column.
+
+    An area chart: each column is filled from the bottom up to its bucket's maximum;
+    cells that only the maximum reaches (above the bucket's minimum) are shaded, so a
+    spike or a dip inside a bucket stays visible. `floor` pins the bottom of the scale
+    (e.g. 0 for fractions); otherwise the window minimum is the bottom.
+    """
+    width = len(data.highs)
+    lo = data.vmin if floor is None else min(floor, data.vmin if data.vmin is not None else floor)
+    hi = data.vmax
+    if lo is None or hi is None:  # no finite sample: nothing but the non-finite marks
+        empty = [[" "] * width for _ in range(rows)]
+        return _marked(empty, data) if any(data.odd) else ["".join(r) for r in empty]
+    levels = rows * 8
+    lows, highs = _filled(data)
+    blank = (" ",) * rows
+    columns: list[tuple[str, ...]] = []
+    span = hi - lo
+    if span == math.inf:  # -1e308 to 1e308: halved, every level is the same
+        lo, hi = lo / 2, hi / 2
+        lows = [None if v is None else v / 2 for v in lows]
+        highs = [None if v is None else v / 2 for v in highs]
+        span = hi - lo
+    for top_v, bot_v in zip(highs, lows, strict=True):
+        if top_v is None:
+            columns.append(blank)
+            continue
+        if bot_v is None:
+            bot_v = top_v
+        if span > 0:  # `_level`, inline: this loop runs per column of every chart per event
+            top_l, bot_l = (top_v - lo) / span * levels, (bot_v - lo) / span * levels
+        else:
+            top_l, bot_l = _level(top_v, lo, hi, levels), _level(bot_v, lo, hi, levels)
+        try:
+            top, solid = round(top_l), int(bot_l)
+        except OverflowError:  # infinite: see `_bounded`
+            top, solid = round(_bounded(top_l, levels)), int(_bounded(bot_l, levels))
+        top = 1 if top < 1 else levels if top > levels else top
+        columns.append(_column_cells(top, top if solid > top else solid, rows))
+    grid = (
+        [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in range(rows)]
+    )
+    return _marked(grid, data)
+
+
+def _marked(grid: list[list[str]], data: ChartData) -> list[str]:
+    """`grid` with the non-finite marks and the markers drawn over it, as row strings."""
+    width = len(grid[0]) if grid else 0
+    for col, bits in enumerate(data.odd[:width]):
+        if not bits:
+            continue
+        if bits & NEG_INF_BIT:
+            grid[-1][col] = NEG_INF_GLYPH
+        if bits & (NAN_BIT | POS_INF_BIT):
+            grid[0][col] = NAN_GLYPH if bits & NAN_BIT else POS_INF_GLYPH
+    for col in data.markers:
+        if 0 <= col < width:
+            grid[0][col] = MARKER
+    return ["".join(r) for r in grid]
+
+
+@lru_cache(maxsize=4096)
+def _column_cells(top: int, solid: int, rows: int) -> tuple[str, ...]:
+    """One column's cells, top row first: filled up to level `top` (of `rows * 8`), solid
+    up to `solid`, shaded between the two when they are a cell or more apart."""
+    cells = [" "] * rows
+    for r in range(rows):
+        cell_lo, cell_hi = r * 8, r * 8 + 8
+        if top <= cell_lo:
+            break
+        if top < cell_hi:
+            ch = LOWER[top - cell_lo]
+        elif solid >= cell_hi or top - solid < 8:
+            ch = "█"
+        else:
+            ch = SHADE
+        cells[rows - 1 - r] = ch
+    return tuple(cells)
+
+
+Formatter = Callable[[float | None], str]
+
+
+def default_format(value: float | None) -> str:
+    """`3.14`, `8,412`, `12.4K`, `1.2e-03`; `NaN`, `∞`, `1e308` (`ito_tui.format`)."""
+    if value is None:
+        return "–"
+    text = special(value)
+    if text is not None:
+        return text
+    if abs(value) >= 10_000:
+        for unit, div in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+            if abs(value) >= div:
+                return f"{value / div:.1f}{unit}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if value != 0 and abs(value) < 0.01:
+        return f"{value:.1e}"
+    return f"{value:.3g}"
+
+
+def value_span(low: str, high: str) -> str:
+    """`96.2–96.7%`, `75–76 GiB`: a unit both ends share is written once, after the
+    range, so a narrow stats column keeps both numbers (it cut `75 GiB–76 GiB` to
+    `75 GiB–76 Gi`)."""
+    n = 0
+    while n < min(len(low), len(high)) and low[-1 - n] == high[-1 - n]:
+        if low[-1 - n].isdigit():
+            break
+        n += 1
+    if n and low[:-n][-1:].isdigit() and high[:-n][-1:].isdigit():
+        return f"{low[:-n]}–{high}"
+    return f"{low}–{high}"
