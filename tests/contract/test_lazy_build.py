@@ -39,8 +39,8 @@ def _run(code: str) -> dict[str, object]:
 
 def test_reading_a_run_list_builds_no_model_but_its_own() -> None:
     got = _run(
-        "from ito_tui.client.api import _RUN_PAGE\n"
-        'page = _RUN_PAGE().validate_json(b\'{"items": [], "next_cursor": null}\')\n'
+        "from ito_tui.client.adapters import RUN_PAGE\n"
+        'page = RUN_PAGE().validate_json(b\'{"items": [], "next_cursor": null}\')\n'
         "assert page.items == []\n" + COUNT_BUILT
     )
     assert isinstance(got["total"], int) and got["total"] > 90
@@ -75,9 +75,9 @@ def test_the_event_models_load_only_when_a_stream_or_an_event_name_is_used() -> 
     got = _run(
         "import json, sys\n"
         "from ito_tui.client import ItoClient\n"
-        "from ito_tui.client.api import _RUN_PAGE\n"
+        "from ito_tui.client.adapters import RUN_PAGE\n"
         "import ito_tui.commands.runs\n"
-        '_RUN_PAGE().validate_json(b\'{"items": [], "next_cursor": null}\')\n'
+        'RUN_PAGE().validate_json(b\'{"items": [], "next_cursor": null}\')\n'
         "client = ItoClient('http://127.0.0.1:9', token=None)\n"
         "before = sorted(m for m in ('ito_tui.contract.events', 'ito_tui.client.stream')"
         " if m in sys.modules)\n"
