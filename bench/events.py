@@ -1,4 +1,4 @@
-"""Synthetic event envelopes (telemetry, stage progress) as wire JSON, built with the contract."""
+"""Synthetic event envelopes (telemetry, progress, SLO breaches) as wire JSON, via the contract."""
 
 from __future__ import annotations
 
@@ -71,6 +71,16 @@ def progress_json(seq: int, step: int, run_id: str, total: int, stage: str = "pr
     }
     ev = make_event(
         "stage.progress", seq=seq, run_id=run_id, ts=ts, sim_ts=ts, stage=stage, data=data
+    )
+    return event_to_json(ev)
+
+
+def slo_json(seq: int, run_id: str, stage: str = "pretrain") -> str:
+    """One `slo.breached` event (a resume that took 21 min against 15) as the wire JSON."""
+    ts = T0.isoformat().replace("+00:00", "Z")
+    data = {"slo": "resume", "fault_id": None, "value_s": 1260.0, "limit_s": 900.0}
+    ev = make_event(
+        "slo.breached", seq=seq, run_id=run_id, ts=ts, sim_ts=ts, stage=stage, data=data
     )
     return event_to_json(ev)
 

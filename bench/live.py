@@ -106,6 +106,12 @@ class LiveRun:
             f"{self.proxy.url}/bench/rate", params={"value": rate}, timeout=10
         ).raise_for_status()
 
+    def burst(self, n: int, kind: str = "telemetry") -> None:
+        """Have the proxy send `n` events at once (`kind` "slo": `slo.breached`)."""
+        httpx.post(
+            f"{self.proxy.url}/bench/burst", params={"n": n, "kind": kind}, timeout=10
+        ).raise_for_status()
+
     def sent(self) -> int:
         return int(httpx.get(f"{self.proxy.url}/bench/stats", timeout=10).json()["sent"])
 

@@ -7,7 +7,9 @@ Every request is forwarded to `--upstream` (desk_sim), except
 then telemetry events (a `stage.progress` every 10th) numbered on from the
 run's `last_event_seq` (or from `Last-Event-ID` / `since_seq`), at `--rate`
 events per wall second, sent in ticks of at most 10 ms. `POST /bench/rate?value=R`
-changes the rate at run time; `GET /bench/stats` returns the events sent so far.
+changes the rate at run time; `POST /bench/burst?n=N&kind=K` sends N events at once
+(`kind` `slo`: `slo.breached`, each an alert in the TUI; else the usual telemetry
+mix); `GET /bench/stats` returns the events sent so far.
 Bodies come from a template filled per event (seq, step, tokens, loss), so
 the server spends a few µs per event even at 10^4 events/s.
 
@@ -34,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from .events import progress_json, telemetry_json
+from .events import progress_json, slo_json, telemetry_json
 
 _HOP = {"host", "content-length", "connection", "transfer-encoding", "content-encoding"}
 SEQ, STEP, TOKENS, LOSS = 987654321, 123456789, 517769445, "4.44444"
@@ -55,6 +57,9 @@ class Templates:
         prog["data"]["progress"].update(step=STEP, tokens=TOKENS, frac=0.5)
         prog.update(ts=TS, sim_ts=TS)
         self.progress = json.dumps(prog, separators=(",", ":"))
+        slo = json.loads(slo_json(SEQ, run_id, stage))
+        slo.update(ts=TS, sim_ts=TS)
+        self.slo_breach = json.dumps(slo, separators=(",", ":"))
         self.losses = [
             f"{2.1 + 0.3 * math.sin(i / 9) + 0.05 * math.cos(i):.5f}" for i in range(997)
         ]
@@ -68,6 +73,15 @@ class Templates:
             body = body.replace(LOSS, self.losses[step % len(self.losses)])
         kind = "stage.progress" if is_progress else "telemetry"
         return f"id: {seq}\nevent: {kind}\ndata: {body}\n\n"
+
+    def slo(self, seq: int, ts: str) -> str:
+        body = self.slo_breach.replace(str(SEQ), str(seq)).replace(TS, ts)
+        return f"id: {seq}\nevent: slo.breached\ndata: {body}\n\n"
+
+
+def _now() -> str:
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 class RateServer:
@@ -83,6 +97,8 @@ class RateServer:
         self.streams = 0
         self.templates: Templates | None = None
         self.start_seq: int | None = None
+        self.bursts: list[tuple[int, str]] = []
+        """Bursts asked for (`POST /bench/burst`) that the stream has not sent yet."""
 
     async def _run_snapshot(self, headers: dict[str, str]) -> dict[str, Any]:
         r = await self.upstream.get(f"/v1/runs/{self.run_id}", headers=headers)
@@ -113,6 +129,19 @@ class RateServer:
             yield "retry: 3000\n\n"
             t0, sent, rate, epoch = time.perf_counter(), 0, self.rate, self.rate_changed
             while True:
+                while self.bursts:
+                    n, kind = self.bursts.pop(0)
+                    parts = []
+                    ts = _now()
+                    for _ in range(n):
+                        seq += 1
+                        if kind == "slo":
+                            parts.append(self.templates.slo(seq, ts))
+                        else:
+                            step = self.first_step + (seq - self.start_seq)
+                            parts.append(self.templates.message(seq, step, ts))
+                    self.sent += n
+                    yield "".join(parts)  # one write: the whole burst arrives at once
                 if epoch != self.rate_changed:  # rate changed: count anew from now
                     t0, sent, rate, epoch = time.perf_counter(), 0, self.rate, self.rate_changed
                 due = int((time.perf_counter() - t0) * rate)
@@ -120,8 +149,7 @@ class RateServer:
                     # Never more than one second's worth at once (a stalled reader).
                     n = min(due - sent, max(int(rate), 1))
                     parts = []
-                    now = datetime.now(UTC)
-                    ts = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+                    ts = _now()
                     for _ in range(n):
                         seq += 1
                         step = self.first_step + (seq - self.start_seq)
@@ -152,6 +180,12 @@ class RateServer:
     async def stats(self, request: Request) -> Response:
         return JSONResponse({"sent": self.sent, "streams": self.streams, "rate": self.rate})
 
+    async def burst(self, request: Request) -> Response:
+        n = int(request.query_params["n"])
+        kind = request.query_params.get("kind", "telemetry")
+        self.bursts.append((n, kind))
+        return JSONResponse({"n": n, "kind": kind})
+
     async def set_rate(self, request: Request) -> Response:
         self.rate = float(request.query_params["value"])
         self.rate_changed = time.perf_counter()
@@ -164,6 +198,7 @@ def make_app(server: RateServer) -> Starlette:
         routes=[
             Route("/bench/stats", server.stats),
             Route("/bench/rate", server.set_rate, methods=["POST"]),
+            Route("/bench/burst", server.burst, methods=["POST"]),
             Route("/v1/runs/{run_id}/events", server.events),
             Route("/{path:path}", server.proxy, methods=methods),
         ]

@@ -210,6 +210,15 @@ class TermProcess:
                 self._waiters.remove(w)
         return None if w.at is None else w.at - t0
 
+    def wait_output(self, timeout: float) -> float | None:
+        """Seconds until the next chunk of output arrives (None on timeout or exit)."""
+        w = self._arm(None)
+        w.done.wait(timeout)
+        with self._lock:
+            if w in self._waiters:
+                self._waiters.remove(w)
+        return None if w.at is None else w.at - w.after
+
     def quiet(self, seconds: float, settle_timeout: float = 10.0) -> None:
         """Wait until the program wrote nothing for `seconds` (bounded by `settle_timeout`)."""
         deadline = time.perf_counter() + settle_timeout
