@@ -23,6 +23,8 @@ from .conftest import subprocess_env
 from .shells import complete_in
 from .test_commands import SPEC, submit, wait_for_proposal
 
+pytestmark = pytest.mark.slow  # every test runs shells and the CLI as real subprocesses
+
 BIN = str(Path(sys.executable).parent)  # where this checkout's `ito-tui` is
 
 
