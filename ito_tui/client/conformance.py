@@ -24,6 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ito_tui import __version__
 from ito_tui.contract import PROBLEM_CONTENT_TYPE, Capabilities, Problem
+from ito_tui.redaction import register_secret
 
 from . import headers as wire
 from ._httpx import httpx
@@ -134,7 +135,9 @@ class Probe:
     def token(self) -> str | None:
         source = self._token
         secret = source() if callable(source) else source
-        return secret.get_secret_value() if secret is not None else None
+        value = secret.get_secret_value() if secret is not None else None
+        register_secret(value)  # the report shows server text: it must never show this
+        return value
 
     def headers(self, *, auth: bool | str = True, **extra: str) -> dict[str, str]:
         out = dict(extra)
