@@ -111,11 +111,15 @@ def special(value: Number, limit: float = BIG) -> str | None:
 
 def special_duration(value: Number, unit_s: float = 1.0) -> str | None:
     """The text of a duration (in units of `unit_s` seconds) that a duration layout cannot
-    show: a non-finite mark, or `>999d` from 1000 days on; None when it is ordinary."""
+    show: a non-finite mark, `>999d` from 1000 days on (`<−999d` below minus that);
+    None when it is ordinary."""
     mark = nonfinite(value)
     if mark is not None:
         return mark
-    return f">{MAX_DAYS}d" if value >= _MAX_SECONDS / unit_s else None
+    limit = _MAX_SECONDS / unit_s
+    if -limit < value < limit:
+        return None
+    return f">{MAX_DAYS}d" if value > 0 else f"<−{MAX_DAYS}d"
 
 
 def special_percent(frac: Number) -> str | None:

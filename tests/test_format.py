@@ -101,6 +101,7 @@ def test_bounded_forms_of_durations_percentages_and_counts() -> None:
     assert special_duration(1e308) == ">999d"
     assert special_duration(math.inf) == "∞" and special_duration(math.nan) == "NaN"
     assert special_duration(24_000, unit_s=3600.0) == ">999d"  # 24,000 hours
+    assert special_duration(-1e308, unit_s=3600.0) == "<−999d"  # hours * 60 would be -inf
     assert special_percent(12.0) == ">999%" and special_percent(-12.0) == "<−999%"
     assert percent(math.nan) == "NaN" and percent(0.371, 1) == "37.1%"
     assert integer(10**400) == "1e400" and integer(10_871) == "10,871"

@@ -6,7 +6,6 @@ Non-finite and out-of-range numbers are left to `ito_tui.format` (`NaN`, `∞`, 
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from decimal import Decimal
 
@@ -128,8 +127,9 @@ def pct(frac: float | None) -> str:
 
 
 def bar(frac: float, width: int) -> str:
-    """A text progress bar of `width` cells with eighth-cell resolution (empty for NaN)."""
-    frac = min(1.0, max(0.0, frac)) if not math.isnan(frac) else 0.0
+    """A text progress bar of `width` cells with eighth-cell resolution (empty for NaN:
+    `max(0.0, nan)` is 0.0)."""
+    frac = min(1.0, max(0.0, frac))
     eighths = round(frac * width * 8)
     full, part = divmod(eighths, 8)
     partial = " ▏▎▍▌▋▊▉"[part] if part and full < width else ""
