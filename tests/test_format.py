@@ -126,7 +126,7 @@ def test_a_proposal_and_a_cancel_prompt_show_a_diverged_run_as_data() -> None:
 
     trigger = ProposalTrigger(reason="spike", step=10**400, loss=math.nan, loss_z=math.inf)
     assert evidence_phrases(trigger) == ["step 1e400", "loss NaN", "z ∞"]
-    impact = ProposalImpact(lost_steps=10**400, added_gpu_hours=-math.inf, added_usd="1.00")  # type: ignore[arg-type]
+    impact = ProposalImpact(lost_steps=10**400, added_gpu_hours=-math.inf, added_usd="1.00")
     assert impact_phrases(impact)[:2] == ["1e400 lost steps", "+−∞ GPU-h"]
-    spend = Spend(gpu_hours=math.nan, usd_spent="1", usd_committed="1", budget_usd="9")  # type: ignore[arg-type]
+    spend = Spend(gpu_hours=math.nan, usd_spent="1", usd_committed="1", budget_usd="9")
     assert "(NaN GPU-h)" in spend_text(spend, None).plain

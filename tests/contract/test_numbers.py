@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-
 from state.sequence import run_snapshot, telemetry_data
 
 from ito_tui.contract import EventParseError, Run, TelemetrySample, parse_event

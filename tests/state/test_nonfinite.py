@@ -20,7 +20,15 @@ SMALL = {"raw": 8, "bucket": 2, "buckets": 4, "levels": 2}
 
 
 def bit(y: float) -> int:
-    return 0 if math.isfinite(y) else NAN_BIT if math.isnan(y) else POS_INF_BIT if y > 0 else NEG_INF_BIT
+    return (
+        0
+        if math.isfinite(y)
+        else NAN_BIT
+        if math.isnan(y)
+        else POS_INF_BIT
+        if y > 0
+        else NEG_INF_BIT
+    )
 
 
 def test_non_finite_samples_count_and_can_be_last_but_are_never_min_or_max() -> None:
