@@ -198,8 +198,8 @@ async def follow(
                 else:
                     state = state.apply(event)
                 printer.event(event)
-                if event.terminal or state.terminal:
-                    break
+                if event.terminal:
+                    break  # (a re-read snapshot that ends the run ends the stream itself)
         except ItoError:
             # Losing the stream stops the watching, not the run: say how to pick it up.
             ctx.out.info(
