@@ -17,6 +17,12 @@ Per test it can:
 - `event_hook(fn)`: rewrite each SSE envelope (dict) before it is sent;
 - `burst(n, make, when)`: the first envelope `when` picks becomes `n` events at once
   (`make(envelope)`, consecutive seqs); later seqs are shifted to make room (see `burst`).
+- `answer(pattern, fn)`: answer the i-th GET on paths matching `pattern` with
+  `fn(i) -> (status, headers)` instead of desk_sim (a 204, a 429 with `Retry-After`…),
+  or pass it through when `fn` returns None;
+- `sse_retry(ms)`: rewrite the stream's `retry:` field; `flap(after_s)`: end every
+  event stream cleanly at the first message boundary `after_s` seconds after it opened
+  (a load balancer that keeps closing it).
 
 `requests` records `(method, path, t)` of everything that arrived, so tests can
 prove that a client stopped asking (no retry loop).
@@ -33,6 +39,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 Rewrite = Callable[[Any], Any]
+Answer = Callable[[int], "tuple[int, dict[str, str]] | None"]
 RawHeaders = list[tuple[bytes, bytes]]
 
 PROBLEM_401 = {
@@ -58,6 +65,11 @@ class Tamper:
         self._event_hook: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self._revoke_after: int | None = None
         self.events_sent = 0
+        self._answers: list[tuple[re.Pattern[str], Answer, list[int]]] = []
+        self._sse_retry: int | str | None = None
+        self._flap_s: float | None = None
+        self.flaps = 0
+        """Event streams ended by `flap`."""
         self._burst: tuple[int, Rewrite, Callable[[dict[str, Any]], bool]] | None = None
         self.offset = 0
         """How far seqs after a burst are shifted (n - 1 once it was sent)."""
@@ -93,6 +105,21 @@ class Tamper:
         """
         self._burst = (n, make, when)
 
+    def answer(self, pattern: str, fn: Answer) -> None:
+        self._answers.append((re.compile(pattern), fn, [0]))
+
+    def sse_retry(self, ms: int | str) -> None:
+        self._sse_retry = ms
+
+    def flap(self, after_s: float) -> None:
+        self._flap_s = after_s
+
+    def count(self, pattern: str, since: float = 0.0) -> int:
+        """Requests whose path matches `pattern` (a regex, full match) that arrived at or
+        after monotonic time `since`."""
+        regex = re.compile(pattern)
+        return sum(1 for _, path, t in self.requests if t >= since and regex.fullmatch(path))
+
     def after_revocation(self) -> list[tuple[str, str, float]]:
         """Requests that arrived after the token was revoked."""
         at = self.revoked_at
@@ -122,6 +149,8 @@ class Tamper:
             )
             await send({"type": "http.response.body", "body": body})
             return
+        if method == "GET" and await self._answered(path, send):
+            return
         rewrites = [
             fn for pattern, fn, verbs in self._breaks if method in verbs and pattern.search(path)
         ]
@@ -134,11 +163,50 @@ class Tamper:
             scope = self._shift_resume(scope)
         if not rewrites and not (
             wants_events
-            and (self._event_hook or self._revoke_after is not None or self._burst is not None)
+            and (
+                self._event_hook
+                or self._revoke_after is not None
+                or self._burst is not None
+                or self._sse_retry is not None
+                or self._flap_s is not None
+            )
         ):
             await self.inner(scope, receive, send)
             return
         await self.inner(scope, receive, _Rewriter(self, send, rewrites).send)
+
+    async def _answered(self, path: str, send: Send) -> bool:
+        for pattern, fn, count in self._answers:
+            if not pattern.search(path):
+                continue
+            index = count[0]
+            count[0] += 1
+            canned = fn(index)
+            if canned is None:
+                return False
+            status, extra = canned
+            body = (
+                b""
+                if status == 204
+                else json.dumps(
+                    {
+                        "type": "about:blank",
+                        "title": f"HTTP {status}",
+                        "status": status,
+                        "code": "rate_limited" if status == 429 else "backend.unavailable",
+                    }
+                ).encode()
+            )
+            headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+            if status != 204:
+                headers += [
+                    (b"content-type", b"application/problem+json"),
+                    (b"content-length", str(len(body)).encode()),
+                ]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return True
+        return False
 
     def _with_headers(self, path: str, send: Send) -> Send:
         fns = [fn for pattern, fn in self._header_rewrites if pattern.search(path)]
@@ -186,6 +254,7 @@ class _Rewriter:
         self.kind = "other"
         self.buffer = b""
         self.done = False
+        self.opened = time.monotonic()
 
     async def send(self, message: Message) -> None:
         if self.done:
@@ -237,6 +306,8 @@ class _Rewriter:
         while b"\n" in self.buffer:
             line, self.buffer = self.buffer.split(b"\n", 1)
             line = line.rstrip(b"\r")
+            if line.startswith(b"retry:") and self.tamper._sse_retry is not None:
+                line = f"retry: {self.tamper._sse_retry}".encode()
             if line.startswith(b"id:") and self.tamper.offset:
                 seq = line[3:].strip()
                 if seq.isdigit():
@@ -246,6 +317,14 @@ class _Rewriter:
                 if line is None:
                     continue
             out.append(line + b"\n")
+            if line == b"" and self._flap_now():
+                await self.downstream(
+                    {"type": "http.response.body", "body": b"".join(out), "more_body": True}
+                )
+                await self.downstream({"type": "http.response.body", "body": b""})
+                self.done = True
+                self.tamper.flaps += 1
+                return
             if line == b"" and self._cut_now():
                 await self.downstream(
                     {"type": "http.response.body", "body": b"".join(out), "more_body": True}
@@ -258,6 +337,10 @@ class _Rewriter:
             await self.downstream(
                 {"type": "http.response.body", "body": b"".join(out), "more_body": more}
             )
+
+    def _flap_now(self) -> bool:
+        after = self.tamper._flap_s
+        return after is not None and time.monotonic() - self.opened >= after
 
     def _cut_now(self) -> bool:
         limit = self.tamper._revoke_after
