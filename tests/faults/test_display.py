@@ -21,6 +21,7 @@ from ito_tui.commands.output import MAX_CELL, cell_width
 
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli
+from .test_injection import pending_proposal
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 
@@ -122,3 +123,31 @@ def test_bookings_table_columns_line_up_by_terminal_cells(
     assert_aligned(out, first_columns=7)  # every column but the last (run, often "-")
     assert "bk_東京🚀" in out and "B200🚀" in out
     assert raw_controls(out) == []
+
+
+def test_proposals_show_wide_ids_and_format_characters_visibly_and_in_line(
+    tampered: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t: Tampered = tampered(scenario="loss-spike", speed=20_000.0, approval_speed=5.0)
+
+    def wide(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        trigger = {"reason": "loss\u200b spike \u2066z > 6\u2069"}
+        return [
+            {**p, "proposal_id": "prop_训练🚀\u200d", "trigger": {**p["trigger"], **trigger}}
+            for p in items
+        ]
+
+    t.tamper.break_json(r"^/v1/runs/[^/]+/proposals$", wide)
+    run_id = asyncio.run(start_run(t.url, "loss-spike"))
+    asyncio.run(pending_proposal(t.url, run_id))
+    monkeypatch.setenv("ITO_TOKEN", "s3cret")
+    code, out, err = run_cli(capsys, monkeypatch, "--backend", t.url, "proposals", run_id)
+    assert code == 0, err[-500:]
+    assert raw_controls(out) == [], raw_controls(out)
+    assert "prop_训练🚀\\u200d" in out and "loss\\u200b spike \\u2066z > 6\\u2069" in out
+    # Label/value pairs: every value starts at the same terminal cell.
+    pairs = [line for line in out.splitlines() if line.startswith("  ")]
+    assert len(pairs) >= 4, out
+    for width in (cell_width, independent_width):
+        starts = {column_starts(line, width)[1] for line in pairs}
+        assert len(starts) == 1, (width.__name__, starts, pairs)
