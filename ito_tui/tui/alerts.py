@@ -157,7 +157,7 @@ class Alerter:
         self._held: deque[Alert] = deque(maxlen=MAX_HELD)
         """Toasts waiting for a screen that holds them (`HOLDS_TOASTS`) to close."""
         self._windows: dict[str, _Window] = {}
-        """Per alert kind, the coalescing window opened by its last raised alert."""
+        """Per alert kind, the window its last raised alert or summary opened."""
 
     def _switch(self, name: str) -> bool:
         settings = getattr(self.app, "settings", None)
