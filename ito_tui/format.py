@@ -7,7 +7,7 @@ bounded: durations of 1000 days or more as `>999d`, numbers of 1e15 or more in m
 in a short scientific form (`2.5e18`, `1e308`, `1e400` for an int no float can hold),
 fractions past ±999 % as `>999%`. An int is never handed to `float()` unguarded (10**400
 raises OverflowError there). Every function here takes any int, float or Decimal, returns
-a short string (a few characters, whatever the magnitude) and never raises.
+a short string (at most ~24 characters, whatever the magnitude) and never raises.
 
 The formatters of the screens and commands keep their own layouts for ordinary values
 and ask `special()` / `special_duration()` first (issue 17 folds them in here).
@@ -30,7 +30,6 @@ __all__ = [
     "fixed",
     "general",
     "integer",
-    "is_finite",
     "nonfinite",
     "percent",
     "scientific",
@@ -66,11 +65,6 @@ def nonfinite(value: object) -> str | None:
     if isinstance(value, Decimal) and not value.is_finite():
         return NAN if value.is_nan() else INF if value > 0 else NEG_INF
     return None
-
-
-def is_finite(value: Number) -> bool:
-    """Whether `value` is a finite number (every int is)."""
-    return nonfinite(value) is None
 
 
 def to_float(value: Number) -> float:

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ito_tui import format as fmt
 from ito_tui.format import (
     fixed,
     general,
@@ -115,7 +114,6 @@ def test_ordinary_values_keep_the_layout_f_strings_gave_them() -> None:
         assert fixed(value, 3) == f"{value:.3f}"
         assert general(value, 6) == f"{value:g}"
         assert percent(value / 1e5, 0) == f"{value / 1e5:.0%}"
-    assert fmt.BIG == 1e15
 
 
 def test_a_proposal_and_a_cancel_prompt_show_a_diverged_run_as_data() -> None:
