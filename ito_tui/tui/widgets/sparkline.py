@@ -214,8 +214,8 @@ class TextSparkline(Widget):
         chart_end = self.LABEL_WIDTH + self.chart_width(size)
         cells = row[self.LABEL_WIDTH : chart_end]
         stats = row[chart_end:]
-        if y == 0:
-            value = odd if stats.lstrip().startswith(NONFINITE_MARKS) else value
+        if y == 0 and any(mark in stats for mark in NONFINITE_MARKS):
+            value = odd  # `NaN`, `∞`, `$NaN`: the span beside it is finite by construction
         return Strip(
             [
                 Segment(row[: self.LABEL_WIDTH], label),
