@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import uvicorn
@@ -14,6 +17,9 @@ from .app import create_app
 from .config import SCENARIOS, SimConfig
 from .lifeline import is_open, set_parent_death_signal, watch_parent_pipe
 from .store import database_in_use
+
+DEMO_DIR_PREFIX = "ito-demo-"
+"""`ito-tui demo`'s temporary directories (database, lock, log) start with this."""
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -51,11 +57,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="stop when this inherited pipe reaches EOF (its writer, the parent, is gone); "
         "`ito-tui demo` passes it",
     )
+    parser.add_argument(
+        "--remove-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="with --parent-pipe: remove DIR (the demo's temporary directory, named "
+        f"{DEMO_DIR_PREFIX}*) after a clean stop because the parent is gone",
+    )
     args = parser.parse_args(argv)
     if args.speed <= 0 or args.heartbeat <= 0 or args.retention < 1:
         parser.error("--speed and --heartbeat must be > 0, --retention >= 1")
     if args.parent_pipe is not None and not is_open(args.parent_pipe):
         parser.error(f"--parent-pipe {args.parent_pipe} is not an open file descriptor")
+    if args.remove_dir is not None and (
+        args.parent_pipe is None or not args.remove_dir.name.startswith(DEMO_DIR_PREFIX)
+    ):
+        # A guard, not a feature: this deletes a tree, so only the demo's own kind.
+        parser.error(f"--remove-dir needs --parent-pipe and a {DEMO_DIR_PREFIX}* directory")
     return args
 
 
@@ -101,8 +120,17 @@ async def serve(server: uvicorn.Server, host: str, parent_pipe: int | None = Non
 
 def _parent_gone(server: uvicorn.Server) -> None:
     """Runs on the pipe watcher's thread: ask uvicorn to stop (it polls the flag)."""
+    _orphaned.set()
     print("ito-tui backend: the parent process is gone; stopping", file=sys.stderr, flush=True)
     server.should_exit = True
+
+
+def _stop(server: uvicorn.Server) -> None:
+    server.should_exit = True
+
+
+_orphaned = threading.Event()
+"""Set when the parent pipe reached EOF: the parent died (or stopped us) first."""
 
 
 def _announce(line: str) -> None:
@@ -120,8 +148,6 @@ def _announce(line: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """`ito-tui backend ...` / `python -m ito_tui.desk_sim ...`."""
     args = parse_args(argv)
-    if args.parent_pipe is not None:
-        set_parent_death_signal()
     config = config_from_args(args)
     if config.db_path is not None and database_in_use(config.db_path):
         print(f"ito-tui backend: {config.db_path} is in use by another simulator process; "
@@ -140,7 +166,20 @@ def main(argv: list[str] | None = None) -> int:
         access_log=False,
         timeout_graceful_shutdown=2,
     )
-    if not asyncio.run(serve(uvicorn.Server(uv_config), args.host, args.parent_pipe)):
+    server = uvicorn.Server(uv_config)
+    if args.parent_pipe is not None:
+        # The death signal may come before uvicorn installs its handlers (a demo killed
+        # while we start): stop the same way then, never by SIGTERM's default action.
+        signal.signal(signal.SIGTERM, lambda _sig, _frame: _stop(server))
+        set_parent_death_signal()
+    listened = asyncio.run(serve(server, args.host, args.parent_pipe))
+    if args.remove_dir is not None and _orphaned.is_set():
+        # Nobody is left to remove the demo's directory (also when the parent died while
+        # we started): we stopped cleanly, SQLite is closed, so we do. A stop that raised
+        # never gets here, and the directory stays with its log to be read.
+        shutil.rmtree(args.remove_dir, ignore_errors=True)
+        return 0
+    if not listened:
         print("ito-tui backend: could not start (see the error above)", file=sys.stderr)
         return 1
     return 0

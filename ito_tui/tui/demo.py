@@ -93,8 +93,9 @@ class SimulatorChild:
         # The child stops at the pipe's EOF, which comes when the last write end closes:
         # the write end stays ours alone (os.pipe fds are close-on-exec, so neither the
         # child nor anything else we start inherits it), and dies with us however we die.
+        # Dying first, we cannot remove the workdir: the child does, after a clean stop.
         watched, self._lifeline = os.pipe()
-        argv += ["--parent-pipe", str(watched)]
+        argv += ["--parent-pipe", str(watched), "--remove-dir", str(self.workdir)]
         log = self.log_path.open("w", encoding="utf-8")
         try:
             # A new session: the terminal's Ctrl+C and SIGHUP reach us, not the child,

@@ -1,5 +1,6 @@
 """`ito-tui demo` killed with SIGKILL, as an OOM killer or a dropped session's cleanup
-does, leaves no simulator behind: twenty times, at two moments of the demo's life."""
+does, leaves no simulator and no temporary directory behind: twenty times, at two
+moments of the demo's life."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ class PtyDemo:
         os.close(self.master)
 
 
-def test_sigkilled_demo_leaves_no_simulator_behind(tmp_path: Path) -> None:
+def test_sigkilled_demo_leaves_no_simulator_and_no_directory_behind(tmp_path: Path) -> None:
     env = isolated_env(tmp_path, TERM="xterm-256color")
     orphans: list[int] = []
     try:
@@ -108,11 +109,8 @@ def test_sigkilled_demo_leaves_no_simulator_behind(tmp_path: Path) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
     assert orphans == [], f"{len(orphans)} of {ROUNDS} simulators outlived their demo"
-    # Each one stopped the normal way: SQLite removes the write-ahead log when the last
-    # connection closes, so a -wal file left means a simulator died with its db open.
-    assert sorted(p.name for p in (tmp_path / "tmp").glob("ito-demo-*/*-wal")) == []
-    # ... and without a traceback, however early in its start its parent died.
-    logs = sorted((tmp_path / "tmp").glob("ito-demo-*/backend.log"))
-    assert len(logs) == ROUNDS
-    failed = [log.read_text() for log in logs if "Traceback" in log.read_text()]
-    assert failed == [], f"{len(failed)} simulators failed on the way out; first: {failed[0]}"
+    # Each one stopped the normal way and removed the demo's directory (database, lock,
+    # log): it stays only after a failed stop, so its log says what went wrong.
+    left_dirs = sorted((tmp_path / "tmp").glob("ito-demo-*"))
+    logs = [(d / "backend.log").read_text(errors="replace") for d in left_dirs]
+    assert left_dirs == [], f"{len(left_dirs)} demo directories left; first log: {logs[:1]}"

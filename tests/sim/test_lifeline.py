@@ -243,3 +243,29 @@ def test_a_parent_pipe_that_is_not_open_is_a_usage_error(
         parse_args(["--parent-pipe", "987654"])
     assert exc.value.code == 2
     assert "--parent-pipe 987654 is not an open file descriptor" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("with_pipe", [False, True])
+def test_remove_dir_takes_only_a_demo_directory_and_only_with_a_parent_pipe(
+    with_pipe: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It deletes a tree: a stand-alone backend, or a directory not of the demo's kind,
+    # is refused before anything starts.
+    read_end, write_end = os.pipe()
+    try:
+        argv = ["--remove-dir", str(tmp_path)]
+        if with_pipe:
+            argv += ["--parent-pipe", str(read_end)]
+        with pytest.raises(SystemExit) as exc:
+            parse_args(argv)
+        assert exc.value.code == 2
+        assert "--remove-dir needs --parent-pipe and a ito-demo-* directory" in (
+            capsys.readouterr().err
+        )
+        demo_dir = tmp_path / "ito-demo-x"
+        if with_pipe:
+            assert parse_args([*argv[:1], str(demo_dir), *argv[2:]]).remove_dir == demo_dir
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert tmp_path.exists()
