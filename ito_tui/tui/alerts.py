@@ -21,7 +21,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from ito_tui.contract import EventBase
+from ito_tui.format import percent
 from ito_tui.textsafe import one_line
+from ito_tui.tui.widgets.runfmt import duration
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -85,14 +87,14 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
             "budget",
             "Budget warning",
             f"{run}: ${data.usd_spent:,.0f} of ${data.budget_usd:,.0f} spent "
-            f"(≥ {data.threshold_frac * 100:.0f}%).",
+            f"(≥ {percent(data.threshold_frac)}).",
         )
     if event.type == "slo.breached" and data is not None:
         limit = "detect < 10 min" if str(data.slo) == "detect" else "resume < 15 min"
         return Alert(
             "slo",
             "SLO breached",
-            f"{run}: fault {one_line(str(data.slo))} took {data.value_s / 60:.0f} min ({limit}).",
+            f"{run}: fault {one_line(str(data.slo))} took {duration(data.value_s)} ({limit}).",
         )
     if event.terminal:
         outcome = state.outcome or event.type.removeprefix("run.")
@@ -138,7 +140,7 @@ def terminal_title(state: RunState) -> str:
         stage = state.stage(state.current_stage)
         frac = stage.progress.frac if stage is not None and stage.progress else None
         word = STAGE_WORDS.get(state.current_stage, state.current_stage)
-        parts.append(f"{word} {frac * 100:.0f}%" if frac else word)
+        parts.append(f"{word} {percent(frac)}" if frac else word)
     if state.pending_proposals:
         parts.append("NEEDS APPROVAL")
     elif state.failure is not None and str(state.failure.kind) == "gate_failed":

@@ -487,3 +487,22 @@ async def test_the_stage_list_redraws_for_a_new_event_time_only_when_an_elapsed_
         assert len(redraws) == 2
         await pilot.pause()
         assert "2h01m" in str(stages.render())
+
+
+@pytest.mark.parametrize(
+    ("value_s", "threshold", "shown"),
+    [("NaN", "NaN", ("took NaN", "(≥ NaN)")), ("Infinity", "-Infinity", ("took ∞", "(≥ −∞)"))],
+)
+def test_alert_texts_show_non_finite_values_as_such(
+    value_s: Any, threshold: Any, shown: tuple[str, str]
+) -> None:
+    slo = {"slo": "resume", "value_s": value_s, "limit_s": 900}
+    budget = {"threshold_frac": threshold, "usd_spent": "80.00", "budget_usd": "100.00"}
+    texts = []
+    for seq, (type_, data) in enumerate((("slo.breached", slo), ("budget.warning", budget)), 1):
+        event = make_event(type_, seq=seq, run_id=RUN_ID, ts="2026-11-29T20:00:00Z", data=data)
+        alert = alert_for(event, RunState.empty(RUN_ID))
+        assert alert is not None
+        texts.append(alert.message)
+    assert shown[0] in texts[0] and shown[1] in texts[1], texts
+    assert "nan" not in " ".join(texts) and "inf" not in " ".join(texts)
