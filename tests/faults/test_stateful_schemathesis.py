@@ -103,6 +103,7 @@ def test_stateful_walk_of_runs_events_and_proposals(tmp_path: Path) -> None:
             self.server = ServerThread(create_app(sim_config(tmp_path / f"{Machine.scenarios}.db")))
             self.url = f"http://127.0.0.1:{self.server.start()}"
             self.created = 0
+            self.proposals: list[str] = []
 
         def teardown(self) -> None:
             self.server.stop()
@@ -114,6 +115,14 @@ def test_stateful_walk_of_runs_events_and_proposals(tmp_path: Path) -> None:
                 case.body = {**SPEC, "booking_id": booking}
             if (case.method, case.path) == ("GET", "/v1/runs/{run_id}/proposals"):
                 case.query.pop("status", None)  # the list feeds the decision links
+            if case.path.startswith("/v1/proposals/{proposal_id}/") and self.proposals:
+                # Which draws reach a decision through the link depends on responses that
+                # vary with the machine's load (telemetry counts), so a generated id stands
+                # in for a listed one once a list has shown one: decisions of real, expired
+                # proposals (409) are then reached on every walk, not only on a quiet host.
+                params = case.path_parameters
+                if params.get("proposal_id") not in self.proposals:
+                    params["proposal_id"] = self.proposals[-1]
 
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
             return {"base_url": self.url, "headers": dict(AUTH), "timeout": 20}
@@ -123,6 +132,9 @@ def test_stateful_walk_of_runs_events_and_proposals(tmp_path: Path) -> None:
             Machine.seen[(case.method, case.path, response.status_code)] += 1
             if (case.method, case.path, response.status_code) == ("POST", "/v1/runs", 202):
                 self.wait_for_end(response.json()["run_id"])
+            key = (case.method, case.path, response.status_code)
+            if key == ("GET", "/v1/runs/{run_id}/proposals", 200):
+                self.proposals += [p["proposal_id"] for p in response.json()]
 
         def wait_for_end(self, run_id: str) -> None:
             deadline = time.monotonic() + 20
