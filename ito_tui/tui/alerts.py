@@ -21,9 +21,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from ito_tui.contract import EventBase
-from ito_tui.format import percent
+from ito_tui.format import percent, special_duration
 from ito_tui.textsafe import one_line
-from ito_tui.tui.widgets.runfmt import duration
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -94,7 +93,7 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
         return Alert(
             "slo",
             "SLO breached",
-            f"{run}: fault {one_line(str(data.slo))} took {duration(data.value_s)} ({limit}).",
+            f"{run}: fault {one_line(str(data.slo))} took {_minutes(data.value_s)} ({limit}).",
         )
     if event.terminal:
         outcome = state.outcome or event.type.removeprefix("run.")
@@ -129,6 +128,11 @@ def summary_of(kind: str, total: int, more: int, seconds: float, latest: Alert) 
         f"{more:,} more in {span} (each is in the event log); the latest: {latest.message}",
         latest.severity,
     )
+
+
+def _minutes(seconds: float) -> str:
+    """`21 min`, as the SLO limits are worded; NaN, ∞ or `>999d` when not a real time."""
+    return special_duration(seconds) or f"{seconds / 60:.0f} min"
 
 
 def terminal_title(state: RunState) -> str:
