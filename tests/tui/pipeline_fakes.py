@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from state.sequence import PLAN as SEQUENCE_PLAN
 
+from ito_tui.client import ConnectionState
 from ito_tui.client.errors import Conflict
 from ito_tui.contract import (
     Capabilities,
@@ -338,15 +339,8 @@ def gate_fail_script() -> Script:
     return s
 
 
-@dataclass
-class StreamState:
-    status: str = "connecting"
-    retry_in_s: float | None = None
-    attempt: int = 0
-    last_seq: int = 0
-    error: str | None = None
-    reconnects: int = 0
-    note: str | None = None
+StreamState = ConnectionState
+"""The real stream's state, so the screens under test read what a live stream gives them."""
 
 
 class FakeStream:
@@ -371,7 +365,7 @@ class FakeStream:
         if self._events:
             event = self._events.pop(0)
             if self.state.status != "live":
-                self.state.status = "live"
+                self.state = replace(self.state, status="live")
                 if self._on_state:
                     self._on_state(self.state)
             return event
