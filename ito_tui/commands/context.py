@@ -156,7 +156,10 @@ def report_error(out: Output, exc: BaseException) -> ExitCode | None:
             loc = ".".join(str(p) for p in fe.loc)
             out.info(f"  {safe(loc)}: {safe(fe.msg)}")
         return ExitCode.USAGE
-    if isinstance(exc, e.NotFound | e.TransportPolicyError):
+    if isinstance(exc, e.NotFound):
+        out.error(safe(exc))
+        return ExitCode.NOT_FOUND
+    if isinstance(exc, e.TransportPolicyError):
         out.error(safe(exc))
         return ExitCode.USAGE
     if isinstance(exc, e.BackendUnavailable | e.RateLimited):

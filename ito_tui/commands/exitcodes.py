@@ -13,7 +13,7 @@ class ExitCode(IntEnum):
     ERROR = 1
     """Unexpected error (e.g. a backend answer that does not match the contract)."""
     USAGE = 2
-    """Bad usage or validation (unknown id, invalid spec, no completed booking, no --yes)."""
+    """Bad usage or validation (invalid spec or flag, no completed booking, no --yes)."""
     GATE_FAILED = 3
     """The run was stopped by a failed stage gate."""
     RUN_FAILED = 4
@@ -30,6 +30,11 @@ class ExitCode(IntEnum):
     """The backend refused a submission or decision (refusal reasons are printed)."""
     CONFORMANCE = 10
     """`check-backend`: at least one conformance check failed."""
+    NOT_FOUND = 11
+    """No such run, booking or proposal (the backend answered 404): not a usage error."""
+    UNTIL = 12
+    """`watch --until proposal|gate`: what it waited for happened (a proposal was created,
+    a gate passed); a failed gate exits 3 and `--until end` with the run's outcome."""
 
 
 OUTCOME_EXIT: dict[str | None, ExitCode] = {
@@ -58,4 +63,6 @@ exit codes:
   7  authentication: no token, token rejected, or no usable keyring
   8  backend unreachable
   9  submission or decision refused by the backend (reasons printed)
- 10  check-backend: a conformance check failed"""
+ 10  check-backend: a conformance check failed
+ 11  not found: no such run, booking or proposal
+ 12  watch --until proposal|gate: it happened (a failed gate exits 3)"""

@@ -98,7 +98,7 @@ async def find_proposal(client: ItoClient, proposal_id: str, run_id: str | None)
         for prop in await client.proposals(rid):
             if prop.proposal_id == proposal_id:
                 return prop
-    raise CommandError(f"proposal {safe(proposal_id)} not found", ExitCode.USAGE)
+    raise CommandError(f"proposal {safe(proposal_id)} not found", ExitCode.NOT_FOUND)
 
 
 def cmd_decide(ctx: Context) -> int:

@@ -109,7 +109,7 @@ async def completed_booking(client: ItoClient, booking_id: str | None) -> Bookin
         booking = await client.booking(booking_id)
     except NotFound:
         raise CommandError(
-            f"booking {safe(booking_id)} not found: {NO_BOOKING_HINT}", ExitCode.USAGE
+            f"booking {safe(booking_id)} not found: {NO_BOOKING_HINT}", ExitCode.NOT_FOUND
         ) from None
     if str(booking.status) != "completed":
         raise CommandError(

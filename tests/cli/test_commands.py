@@ -105,13 +105,13 @@ def test_train_needs_yes_without_a_terminal(cli, backend) -> None:
     assert json.loads(cli("runs", "--json").out) == []
 
 
-@pytest.mark.parametrize("booking", ["bk_h200_1n_pending", "bk_does_not_exist"])
-def test_train_and_estimate_need_a_completed_booking(cli, backend, booking: str) -> None:
+@pytest.mark.parametrize(("booking", "code"), [("bk_h200_1n_pending", 2), ("bk_does_not_exist", 11)])
+def test_train_and_estimate_need_a_completed_booking(cli, backend, booking: str, code: int) -> None:
     spec = list(SPEC)
     spec[1] = booking
     for cmd in ("train", "estimate"):
         r = cli(cmd, *spec, "--yes") if cmd == "train" else cli(cmd, *spec)
-        assert r.code == 2
+        assert r.code == code
         assert "completed booking from ito-compute is needed first" in r.err
     assert json.loads(cli("runs", "--json").out) == []
 

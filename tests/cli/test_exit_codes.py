@@ -129,9 +129,24 @@ def test_login_reads_stdin_verifies_and_stores_then_whoami(
     assert cli("login", stdin="\n").code == 7
 
 
-def test_unknown_ids_are_usage_errors(cli, sim, as_alice) -> None:
+def test_unknown_ids_exit_11_not_found_not_2(cli, sim, as_alice) -> None:
     as_alice(sim)
-    for argv in (("status", "run_nope"), ("watch", "run_nope"), ("approve", "prop_nope", "--yes")):
+    spec = list(SPEC)
+    spec[1] = "bk_nope"
+    for argv in (
+        ("status", "run_nope"),
+        ("watch", "run_nope"),
+        ("watch", "run_nope", "--json"),
+        ("cancel", "run_nope", "--yes"),
+        ("proposals", "run_nope"),
+        ("approve", "prop_nope", "--yes"),
+        ("reject", "prop_nope", "--yes", "--run", "run_nope"),
+        ("estimate", *spec),
+        ("train", *spec, "--yes"),
+    ):
         r = cli(*argv)
-        assert r.code == 2, argv
-        assert "nope" in r.err
+        assert r.code == 11, (argv, r.err)
+        assert "nope" in r.err and "not found" in r.err.lower(), (argv, r.err)
+    # Bad usage stays 2: an unknown option, a missing argument.
+    assert cli("status").code == 2
+    assert cli("runs", "--state", "sideways").code == 2

@@ -179,7 +179,7 @@ def test_a_1_mib_problem_detail_is_cut_before_it_reaches_stderr(
         code, _, err = run_cli(capsys, monkeypatch, "status", "run_big")
     finally:
         server.stop()
-    assert code == 2, err[-500:]
+    assert code == 11, err[-500:]
     assert "Not found" in err and "the backend explains at length" in err
     assert "bytes cut)" in err, err[-500:]
     assert len(err.encode()) < 8 * 1024, len(err)

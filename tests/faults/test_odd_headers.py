@@ -96,7 +96,7 @@ def test_every_command_works_whatever_bytes_the_headers_carry(
     assert any(path.endswith("/events") for _, path, _ in t.tamper.requests)
     # An error reply carries the same headers: still the error it is, not an encoding one.
     code, out, err = run_cli(capsys, monkeypatch, "status", "run_nope")
-    assert code == 2, (code, err[-800:])
+    assert code == 11, (code, err[-800:])
     assert "run_nope" in err and "not found" in err.lower(), err[-800:]
     everything = "\n".join([*outputs, out, err])
     assert "café" not in everything and raw_controls(everything) == []
