@@ -341,11 +341,28 @@ class ItoApp(KeysInOrder[None]):
         """Open the run's pipeline screen over the current screen."""
         self.push_screen(_run_screen(run_id))
 
+    def show_decisions(self) -> None:
+        """Open the Decisions screen (every proposal across runs) over the current screen."""
+        caps, name = self.session.capabilities, "proposals.read"
+        if caps is None or self.session.operator is None:
+            return
+        if not caps.has(name):
+            detail = next((c.detail for c in caps.capabilities if c.name == name), None)
+            self._missing_capability(name, status=caps.status_of(name), detail=detail or "")
+            return
+        from ito_tui.tui.screens.decisions import DecisionsScreen  # not on the first frame
+
+        if not isinstance(self.screen, DecisionsScreen):
+            self.push_screen(DecisionsScreen())
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Keys of the current screen", self.action_help)
         yield SystemCommand("Bookings", "Go to the booking picker", self.action_bookings)
         yield SystemCommand("Runs", "List every run on the backend", self.action_runs)
+        yield SystemCommand(
+            "Decisions", "Every proposal across runs: who decided what, when", self.show_decisions
+        )
         yield SystemCommand("Reconnect", "Connect to the backend again", self.action_reconnect)
         yield SystemCommand("Log in", "Enter an operator token", self.action_login)
         yield from binding_commands(screen, skip=self)
