@@ -25,6 +25,8 @@ class Navigator(Shell, Protocol):
 
     def show_run(self, run_id: str) -> None: ...
 
+    def show_decisions(self) -> None: ...
+
 
 def binding_commands(screen: Screen[object], skip: object) -> Iterable[SystemCommand]:
     """A palette command for each enabled binding of ito-tui's on `screen` (not `skip`'s own).

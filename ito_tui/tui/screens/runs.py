@@ -8,6 +8,7 @@ rebuilt only when a row actually changed, so an idle list writes nothing to the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -27,6 +28,9 @@ from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.runfmt import safe, stage_label, usd
+
+if TYPE_CHECKING:
+    from ito_tui.tui.commands import Navigator
 
 STATE_FILTERS: tuple[str | None, ...] = (
     None,
@@ -110,6 +114,13 @@ class RunsScreen(Screen[None]):
             "Cancel run",
             id="runs.cancel",
             tooltip="Cancel the highlighted run (asks first)",
+        ),
+        Binding(
+            "d",
+            "decisions",
+            "Decisions",
+            id="runs.decisions",
+            tooltip="Every proposal across runs: who decided what, when",
         ),
         Binding("escape", "back", "Back", id="runs.back", tooltip="Back to the previous screen"),
     ]
@@ -285,6 +296,9 @@ class RunsScreen(Screen[None]):
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
+
+    def action_decisions(self) -> None:
+        cast("Navigator", self.app).show_decisions()
 
     def action_cycle_filter(self) -> None:
         i = STATE_FILTERS.index(self.state_filter)
