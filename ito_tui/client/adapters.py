@@ -1,6 +1,6 @@
 """The response adapters of `ItoClient`, each built on first use and kept.
 
-Building all eleven at import cost ~57 ms, paid even by a command that sends one
+Building all twelve at import cost ~57 ms, paid even by a command that sends one
 request (issue 8, #2b), so each is a cached zero-argument function.
 """
 
@@ -31,6 +31,7 @@ __all__ = [
     "ESTIMATE",
     "PROPOSAL",
     "PROPOSALS",
+    "PROPOSAL_PAGE",
     "RUN",
     "RUN_PAGE",
     "TELEMETRY",
@@ -48,3 +49,4 @@ TELEMETRY = cache(lambda: TypeAdapter(TelemetryPage))
 CHECKPOINTS = cache(lambda: TypeAdapter(list[Checkpoint]))
 PROPOSALS = cache(lambda: TypeAdapter(list[Proposal]))
 PROPOSAL = cache(lambda: TypeAdapter(Proposal))
+PROPOSAL_PAGE = cache(lambda: TypeAdapter(Page[Proposal]))

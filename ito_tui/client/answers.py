@@ -11,13 +11,23 @@ a ProtocolError naming the endpoint and the field.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from ito_tui.contract import Proposal
 
 from .errors import Conflict, ProtocolError, cut_text
 
-__all__ = ["DECIDED", "after_seq", "check_conflict", "check_decision", "check_items", "check_same"]
+__all__ = [
+    "DECIDED",
+    "after_seq",
+    "check_conflict",
+    "check_decision",
+    "check_items",
+    "check_newest_first",
+    "check_same",
+    "rfc3339",
+]
 
 DECIDED = {"approve": frozenset({"approved", "executed"}), "reject": frozenset({"rejected"})}
 """The statuses a proposal may have once a decision of each verb was recorded."""
@@ -96,3 +106,33 @@ def after_seq(endpoint: str, seqs: Iterable[int], since_seq: int | None) -> None
                 field=f"items.{index}.seq",
                 endpoint=endpoint,
             )
+
+
+def rfc3339(value: datetime) -> str:
+    """An aware time as RFC 3339 UTC with `Z`, to the microsecond it has."""
+    return value.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
+
+
+def check_newest_first(endpoint: str, items: Sequence[Proposal], since: datetime | None) -> None:
+    """A trail's items come newest first (`created_at` never increases), none before `since`.
+
+    Only `created_at` is checked: how a backend orders proposals created at the same
+    instant is its own business.
+    """
+    previous: datetime | None = None
+    for index, item in enumerate(items):
+        if since is not None and item.created_at < since:
+            raise ProtocolError(
+                f"{endpoint}: item {index} was created at {rfc3339(item.created_at)}, asked "
+                f"for proposals created since {rfc3339(since)}",
+                field=f"{index}.created_at",
+                endpoint=endpoint,
+            )
+        if previous is not None and item.created_at > previous:
+            raise ProtocolError(
+                f"{endpoint}: item {index} (created {rfc3339(item.created_at)}) is newer than "
+                f"the one before it ({rfc3339(previous)}); asked for newest first",
+                field=f"{index}.created_at",
+                endpoint=endpoint,
+            )
+        previous = item.created_at

@@ -17,20 +17,16 @@ proposal asked about, the filters of a listing, a decision's outcome.
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from collections.abc import Callable
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from ito_tui import __version__
 from ito_tui.contract import (
     Booking,
     CancelRequest,
-    Capabilities,
     Checkpoint,
     Decision,
     Estimate,
@@ -44,29 +40,26 @@ from ito_tui.contract import (
 )
 
 from . import adapters
-from .answers import after_seq, check_conflict, check_decision, check_items, check_same
-from .errors import CapabilityMissing, Conflict, ValidationFailed
-from .http import RetryPolicy, TokenSource, Transport, decode
-from .pages import MAX_PAGES, PAGE_LIMIT, follow_cursor
-from .policy import StreamPolicy, check_base_url, ssl_context
+from .answers import (
+    after_seq,
+    check_conflict,
+    check_decision,
+    check_items,
+    check_newest_first,
+    check_same,
+    rfc3339,
+)
+from .base import DEFAULT_USER_AGENT, ClientBase, new_key
+from .errors import Conflict, ValidationFailed
+from .pages import MAX_PAGES
 
 if TYPE_CHECKING:
     from .stream import ConnectionState, EventStream
 
 __all__ = ["DEFAULT_USER_AGENT", "MAX_PAGES", "ItoClient"]
 
-DEFAULT_USER_AGENT = f"ito-tui/{__version__}"
 
-
-def _json(model: BaseModel) -> bytes:
-    return model.model_dump_json(exclude_none=True).encode()
-
-
-def _new_key() -> str:
-    return str(uuid.uuid4())
-
-
-class ItoClient:
+class ItoClient(ClientBase):
     """Async client of one Itô backend (see module docstring).
 
     Raises `TransportPolicyError` here, before any connection, when the URL
@@ -75,120 +68,12 @@ class ItoClient:
     The keyword-only `retry` and `stream` knobs exist for tests and tuning.
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        token: TokenSource | None,
-        insecure_http: bool = False,
-        ca_bundle: str | None = None,
-        timeout: float = 10.0,
-        user_agent: str = DEFAULT_USER_AGENT,
-        retry: RetryPolicy | None = None,
-        stream: StreamPolicy | None = None,
-    ) -> None:
-        self.target = check_base_url(base_url, insecure_http=insecure_http)
-        self.base_url = self.target.base_url
-        self.stream_policy = stream or StreamPolicy()
-        self._transport = Transport(
-            self.target.base_url,
-            token=token,
-            verify=ssl_context(ca_bundle, https=self.target.https),
-            timeout=timeout,
-            user_agent=user_agent,
-            retry=retry or RetryPolicy(),
-            # Proxy settings from the environment are honoured for remote
-            # backends only: a loopback backend must never be reached via a proxy.
-            trust_env=not self.target.loopback,
-        )
-        self._caps: Capabilities | None = None
-        self._caps_lock = asyncio.Lock()
-
-    def __repr__(self) -> str:
-        return f"ItoClient({self.base_url!r})"
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the shared connection pool."""
-        await self._transport.aclose()
-
-    @property
-    def transport(self) -> Transport:
-        """The HTTP layer (used by `EventStream`)."""
-        return self._transport
-
-    # ------------------------------------------------------------ capabilities
-
-    async def capabilities(self, refresh: bool = False) -> Capabilities:
-        """`GET /v1/capabilities`, cached for this client until `refresh=True`."""
-        async with self._caps_lock:
-            if self._caps is None or refresh:
-                reply = await self._transport.send(
-                    "GET", "/v1/capabilities", endpoint="GET /v1/capabilities"
-                )
-                self._caps = decode(adapters.CAPS(), reply)
-            return self._caps
-
-    async def require(self, name: str) -> None:
-        """Raise `CapabilityMissing` unless the backend offers capability `name`."""
-        caps = await self.capabilities()
-        if caps.has(name):
-            return
-        status = caps.status_of(name)
-        detail = next((c.detail for c in caps.capabilities if c.name == name and c.detail), None)
-        message = f"The backend does not offer {name} ({status.replace('_', ' ')})"
-        raise CapabilityMissing(
-            f"{message}: {detail}" if detail else message,
-            capability=name,
-            endpoint="GET /v1/capabilities",
-        )
-
     # ------------------------------------------------------------ reads
-
-    async def _get(
-        self,
-        adapter: TypeAdapter[Any],
-        path: str,
-        endpoint: str,
-        capability: str | None,
-        params: dict[str, Any] | None = None,
-    ) -> Any:
-        if capability:
-            await self.require(capability)
-        reply = await self._transport.send(
-            "GET", path, endpoint=endpoint, params=params, capability=capability
-        )
-        return decode(adapter, reply)
 
     async def whoami(self) -> WhoAmI:
         """`GET /v1/whoami`: the operator the token maps to (AuthError if none)."""
         result: WhoAmI = await self._get(adapters.WHOAMI(), "/v1/whoami", "GET /v1/whoami", None)
         return result
-
-    async def _all_pages(
-        self,
-        adapter: TypeAdapter[Any],
-        path: str,
-        endpoint: str,
-        capability: str,
-        params: dict[str, Any],
-        all_pages: bool,
-    ) -> list[Any]:
-        async def fetch(cursor: str | None) -> Any:
-            page = {**params, "limit": PAGE_LIMIT, "cursor": cursor}
-            return await self._get(adapter, path, endpoint, capability, page)
-
-        return await follow_cursor(fetch, endpoint, all_pages)
 
     async def bookings(self, status: str | None = None, all_pages: bool = True) -> list[Booking]:
         """`GET /v1/bookings?status=`, following `next_cursor` unless `all_pages=False`."""
@@ -269,27 +154,42 @@ class ItoClient:
         check_items(endpoint, result, run_id=run_id, status=status)
         return result
 
-    # ------------------------------------------------------------ writes
-
-    async def _post(
+    async def all_proposals(
         self,
-        adapter: TypeAdapter[Any] | None,
-        path: str,
-        endpoint: str,
-        capability: str,
-        body: BaseModel,
-        idempotency_key: str | None,
-    ) -> Any:
-        await self.require(capability)
-        reply = await self._transport.send(
-            "POST",
-            path,
-            endpoint=endpoint,
-            body=_json(body),
-            idempotency_key=idempotency_key,
-            capability=capability,
+        *,
+        status: str | None = None,
+        run_id: str | None = None,
+        decided_by: str | None = None,
+        since: datetime | None = None,
+        all_pages: bool = True,
+    ) -> list[Proposal]:
+        """`GET /v1/proposals?status=&run_id=&decided_by=&since=`: the decision trail across
+        runs, newest first, following `next_cursor` unless `all_pages=False`.
+
+        `since` must be timezone-aware (a naive time is refused here, before any request):
+        proposals created at or after it.
+        """
+        endpoint = "GET /v1/proposals"
+        filters: dict[str, Any] = {"status": status, "run_id": run_id, "decided_by": decided_by}
+        if since is not None:
+            if since.utcoffset() is None:
+                raise ValidationFailed(
+                    "since needs a timezone (e.g. UTC), not a naive time", endpoint=endpoint
+                )
+            filters["since"] = rfc3339(since)
+        items: list[Proposal] = await self._all_pages(
+            adapters.PROPOSAL_PAGE(),
+            "/v1/proposals",
+            endpoint,
+            "proposals.read",
+            filters,
+            all_pages,
         )
-        return decode(adapter, reply) if adapter is not None else None
+        check_items(endpoint, items, status=status, run_id=run_id, decided_by=decided_by)
+        check_newest_first(endpoint, items, since)
+        return items
+
+    # ------------------------------------------------------------ writes
 
     async def estimate(self, spec: TrainingSpec) -> Estimate:
         """`POST /v1/estimates` (no side effects, so it carries a fresh key and may retry)."""
@@ -299,14 +199,14 @@ class ItoClient:
             "POST /v1/estimates",
             "estimates.create",
             spec,
-            _new_key(),
+            new_key(),
         )
         return result
 
     async def create_run(self, spec: TrainingSpec, idempotency_key: str | None = None) -> Run:
         """`POST /v1/runs` with an Idempotency-Key (a new uuid4 when not given)."""
         endpoint = "POST /v1/runs"
-        key = idempotency_key or _new_key()
+        key = idempotency_key or new_key()
         result: Run = await self._post(
             adapters.RUN(), "/v1/runs", endpoint, "runs.create", spec, key
         )
@@ -336,7 +236,7 @@ class ItoClient:
                 endpoint,
                 "proposals.decide",
                 Decision(comment=comment),
-                idempotency_key or _new_key(),
+                idempotency_key or new_key(),
             )
         except Conflict as exc:
             check_conflict(endpoint, proposal_id, exc)
@@ -355,7 +255,7 @@ class ItoClient:
             endpoint,
             "runs.cancel",
             CancelRequest(reason=reason),
-            idempotency_key or _new_key(),
+            idempotency_key or new_key(),
         )
         check_same(endpoint, "run_id", result.run_id, run_id, "run")
         return result

@@ -22,6 +22,7 @@ from .openapi import install_openapi
 from .problems import ApiError, problem_response, render
 from .routes_desk import router as desk_router
 from .routes_runs import router as runs_router
+from .routes_trail import router as trail_router
 from .runtime import Desk
 from .sse import router as sse_router
 
@@ -142,6 +143,7 @@ def create_app(config: SimConfig) -> FastAPI:
 
     app.include_router(desk_router)
     app.include_router(runs_router)
+    app.include_router(trail_router)
     app.include_router(sse_router)
     install_openapi(app)
     return app

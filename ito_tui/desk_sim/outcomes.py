@@ -58,7 +58,9 @@ class OutcomeFlow(TrainingFlow):
         proposal = self.s["proposals"][args["proposal_id"]]
         if proposal["status"] != "pending":
             return
-        proposal["status"] = "expired"
+        # decided_at says when expiry decided it (no decided_by: nobody did), so a trail
+        # shows when an unanswered proposal went, not only when it was due to.
+        proposal.update(status="expired", decided_at=iso(self.now))
         self.proposal_changed(proposal, "proposal.expired")
         self.after_decline(proposal, "proposal expired (on_expiry: reject): continuing")
 
@@ -188,8 +190,11 @@ class OutcomeFlow(TrainingFlow):
     def expire_pending(self) -> None:
         for proposal in self.s["proposals"].values():
             if proposal["status"] == "pending":
-                proposal["status"] = "expired"
-                proposal["comment"] = "run ended before a decision"
+                proposal.update(
+                    status="expired",
+                    decided_at=iso(self.now),
+                    comment="run ended before a decision",
+                )
                 self.proposal_changed(proposal, "proposal.expired")
 
     def end(self, state: str, reason: str) -> None:

@@ -171,7 +171,12 @@ class Desk:
                 self.store.add_checkpoint(run_id, checkpoint_id, body)
             for p in proposals:
                 self.store.save_proposal(
-                    p["proposal_id"], run_id, p["status"], p["created_at"], json.dumps(p)
+                    p["proposal_id"],
+                    run_id,
+                    p["status"],
+                    p["created_at"],
+                    json.dumps(p),
+                    p.get("decided_by"),
                 )
             self.store.save_run(row, run["created_at"])
             if also is not None:

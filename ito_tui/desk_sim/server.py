@@ -15,8 +15,8 @@ import uvicorn
 
 from .app import create_app
 from .config import SCENARIOS, SimConfig
+from .dblock import database_in_use
 from .lifeline import is_open, set_parent_death_signal, watch_parent_pipe
-from .store import database_in_use
 
 DEMO_DIR_PREFIX = "ito-demo-"
 """`ito-tui demo`'s temporary directories (database, lock, log) start with this."""

@@ -15,7 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from . import trail
+from .dblock import exclusive, lock_path_of
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,8 +46,7 @@ CREATE TABLE IF NOT EXISTS telemetry_blocks_1k(
   PRIMARY KEY(run_id, block)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS proposals(
   proposal_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, status TEXT NOT NULL,
-  created_at TEXT NOT NULL, body TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS proposals_run ON proposals(run_id);
+  created_at TEXT NOT NULL, body TEXT NOT NULL, decided_by TEXT);
 CREATE TABLE IF NOT EXISTS checkpoints(
   run_id TEXT NOT NULL, checkpoint_id TEXT NOT NULL, ord INTEGER NOT NULL, body TEXT NOT NULL,
   PRIMARY KEY(run_id, checkpoint_id)) WITHOUT ROWID;
@@ -99,13 +101,15 @@ class Store:
             path = Path(self._tmp.name) / "sim.db"
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._lock = _exclusive(lock_path_of(path), path)
+        self._lock = exclusive(lock_path_of(path), path)
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
         self.conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a process kill (only power loss can drop a commit).
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA busy_timeout=5000")
         self.conn.executescript(SCHEMA)
+        with self.tx():
+            trail.prepare(self.conn)
         self._backfill_superblocks()
 
     def close(self) -> None:
@@ -279,13 +283,19 @@ class Store:
     # ------------------------------------------------------------ proposals & checkpoints
 
     def save_proposal(
-        self, proposal_id: str, run_id: str, status: str, created: str, body: str
+        self,
+        proposal_id: str,
+        run_id: str,
+        status: str,
+        created: str,
+        body: str,
+        decided_by: str | None = None,
     ) -> None:
         self.conn.execute(
-            "INSERT INTO proposals(proposal_id, run_id, status, created_at, body)"
-            " VALUES (?,?,?,?,?)"
-            " ON CONFLICT(proposal_id) DO UPDATE SET status=excluded.status, body=excluded.body",
-            (proposal_id, run_id, status, created, body),
+            "INSERT INTO proposals(proposal_id, run_id, status, created_at, body, decided_by)"
+            " VALUES (?,?,?,?,?,?) ON CONFLICT(proposal_id) DO UPDATE SET"
+            " status=excluded.status, body=excluded.body, decided_by=excluded.decided_by",
+            (proposal_id, run_id, status, created, body, decided_by),
         )
 
     def proposal(self, proposal_id: str) -> tuple[str, str] | None:
@@ -344,43 +354,6 @@ class Store:
 
     def idem_release(self, operator: str, key: str) -> None:
         self.conn.execute("DELETE FROM idempotency WHERE operator=? AND key=?", (operator, key))
-
-
-class DatabaseInUse(RuntimeError):
-    """Another simulator process already serves this database."""
-
-
-def lock_path_of(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + ".lock")
-
-
-def database_in_use(db_path: Path) -> bool:
-    """Whether another simulator process holds `db_path` right now."""
-    if not lock_path_of(db_path).exists():
-        return False
-    try:
-        _exclusive(lock_path_of(db_path), db_path)
-    except DatabaseInUse:
-        return True
-    return False
-
-
-def _exclusive(lock_path: Path, db_path: Path) -> IO[str] | None:
-    """Hold an exclusive lock on `lock_path` for the process's life (released on any exit).
-
-    Two simulators ticking the same runs would write the same seqs twice.
-    """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows has no flock; run without the guard
-        return None
-    handle = lock_path.open("a")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
-        raise DatabaseInUse(f"{db_path} is in use by another simulator process") from None
-    return handle
 
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:
