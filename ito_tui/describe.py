@@ -17,7 +17,14 @@ from ito_tui.textsafe import visible
 if TYPE_CHECKING:
     from ito_tui.contract import ProposalAction, ProposalImpact, ProposalTrigger
 
-__all__ = ["KIND_TITLES", "action_phrases", "evidence_phrases", "impact_phrases", "usd_exact"]
+__all__ = [
+    "KIND_SHORT",
+    "KIND_TITLES",
+    "action_phrases",
+    "evidence_phrases",
+    "impact_phrases",
+    "usd_exact",
+]
 
 KIND_TITLES = {
     "rollback_and_skip": "Roll back and skip batches",
@@ -26,6 +33,14 @@ KIND_TITLES = {
     "replace_node": "Replace a node",
 }
 """A heading per proposal kind; an unknown kind is shown as the backend spells it."""
+KIND_SHORT = {
+    "rollback_and_skip": "rollback + skip",
+    "reduce_lr": "reduce LR",
+    "extend_budget": "extend budget",
+    "replace_node": "replace node",
+}
+"""A short name per kind, for tables and one-line lists (a budget extension is not a
+restart); an unknown kind is shown as the backend spells it."""
 
 
 def usd_exact(value: object) -> str:
