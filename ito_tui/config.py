@@ -27,12 +27,15 @@ from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
 from . import paths
+from .alerting.model import ALERT_KINDS, CHANNELS
 
 __all__ = ["DEFAULT_BACKEND_URL", "Alerts", "ConfigError", "Settings", "config_file_path"]
 
 DEFAULT_BACKEND_URL = "http://127.0.0.1:8741"
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 _LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
+DesktopSetting = Literal["auto", "osc9", "osc777", "off"]
+_DESKTOP: tuple[str, ...] = get_args(DesktopSetting)
 _TOKEN_KEYS = frozenset({"token", "api_token", "bearer", "password", "secret"})
 _ENV_PREFIX = "ito_"
 _NESTED = "__"
@@ -42,6 +45,8 @@ _BOOL_WORDS = {
     **dict.fromkeys(("0", "off", "f", "false", "n", "no"), False),
 }
 _REFRESH_RANGE = (0.1, 3600.0)
+_COMMAND_TIMEOUT_RANGE = (0.1, 600.0)
+_STALL_RANGE = (1.0, 7 * 86_400.0)
 
 
 class ConfigError(ValueError):
@@ -56,7 +61,11 @@ def config_file_path() -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Alerts:
-    """How a new proposal, a failed gate or a finished run gets the operator's attention."""
+    """How a proposal, a failed gate, a silent run or a finished run reaches the operator.
+
+    `bell`, `toast` and `title` are master switches of those channels; `desktop` and
+    `command` reach beyond the pane; `kinds` narrows the channels per kind of alert.
+    """
 
     bell: bool = True
     """Ring the terminal bell (reaches a tmux pane in another window)."""
@@ -64,9 +73,39 @@ class Alerts:
     """Show a notification toast in the app."""
     title: bool = True
     """Set the terminal/tmux window title to the alert (e.g. "⚠ run_… needs a decision")."""
+    desktop: DesktopSetting = "auto"
+    """Desktop notifications through the terminal: "osc9", "osc777", "off", or "auto"
+    (picked from the terminal; inside tmux they need `set -g allow-passthrough on`)."""
+    command: tuple[str, ...] = ()
+    """A program run once per alert with the alert as JSON on stdin, as an argv list
+    (`["notify-send", "ito"]`), never a shell string; empty runs none."""
+    command_timeout_s: float = 10.0
+    """Seconds the command may take before it is killed (0.1 to 600)."""
+    runs: tuple[str, ...] = ()
+    """Run ids that alert; empty: every active run on the backend."""
+    stall_after_s: float = 600.0
+    """Simulated seconds without progress (heartbeats still flowing) before a run is
+    flagged silent."""
+    kinds: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Per kind of alert, the channels it uses: `[alerts.kinds] straggler = ["toast"]`.
+    A kind not listed uses every channel switched on."""
 
     def __post_init__(self) -> None:
         _normalise(self, _ALERTS_FIELDS, "alerts.")
+
+    def wants(self, kind: str, channel: str) -> bool:
+        """Whether an alert of `kind` goes to `channel`: the channel is on (master switch,
+        `desktop` not "off", a `command` set) and `kinds` does not leave it out."""
+        if channel in ("bell", "toast", "title"):
+            on = bool(getattr(self, channel))
+        elif channel == "desktop":
+            on = self.desktop != "off"
+        elif channel == "command":
+            on = bool(self.command)
+        else:
+            return False
+        chosen = self.kinds.get(kind)
+        return on and (chosen is None or channel in chosen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +132,7 @@ class Settings:
     read_only: bool = False
     """Never send a decision or a cancel: watching only."""
     alerts: Alerts = field(default_factory=Alerts)
-    """Alert channels: `[alerts] bell = true, toast = true, title = true`."""
+    """Alert channels and kinds: `[alerts] bell = true, desktop = "auto", command = [...]`."""
     log_level: LogLevel = "INFO"
     """Log level of the rotating log file in the log dir."""
     fields_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
@@ -248,17 +287,20 @@ def _bool(value: Any) -> bool:
     raise ValueError("must be a boolean: true/false, yes/no, on/off or 1/0")
 
 
-def _refresh(value: Any) -> float:
+def _number(value: Any, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ValueError("must be a number")
     try:
         number = float(value)
     except ValueError:
         raise ValueError("must be a number") from None
-    low, high = _REFRESH_RANGE
     if not low <= number <= high:  # also refuses nan
         raise ValueError(f"must be between {low:g} and {high:g} seconds")
     return number
+
+
+def _refresh(value: Any) -> float:
+    return _number(value, *_REFRESH_RANGE)
 
 
 def _level(value: Any) -> LogLevel:
@@ -277,7 +319,69 @@ def _keymap(value: Any) -> dict[str, str]:
     return dict(value)
 
 
-_ALERTS_FIELDS: dict[str, Callable[[Any], Any]] = {"bell": _bool, "toast": _bool, "title": _bool}
+def _strings(value: Any, example: str) -> tuple[str, ...]:
+    """A list of strings; in an environment variable, written as a JSON array."""
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a valid JSON array ({exc.msg} at char {exc.pos})") from None
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of strings, e.g. {example}")
+    return tuple(value)
+
+
+def _command(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) and not value.lstrip().startswith("["):
+        raise ValueError(
+            'must be an argv list, never a shell string: command = ["notify-send", "ito"]'
+        )
+    argv = _strings(value, '["notify-send", "ito"]')
+    if argv and not argv[0].strip():
+        raise ValueError("the program (the list's first item) must not be empty")
+    if any("\0" in arg for arg in argv):
+        raise ValueError("an argument holds a NUL character")
+    return argv
+
+
+def _desktop(value: Any) -> DesktopSetting:
+    text = _str(value).strip().lower()
+    if text not in _DESKTOP:
+        raise ValueError(f"must be one of {', '.join(_DESKTOP)}")
+    return cast("DesktopSetting", text)
+
+
+def _kinds(value: Any) -> dict[str, frozenset[str]]:
+    if not isinstance(value, Mapping):
+        raise ValueError('must be a table of kind -> channels, e.g. straggler = ["toast"]')
+    kinds: dict[str, frozenset[str]] = {}
+    for kind, channels in value.items():
+        if kind not in ALERT_KINDS:
+            raise ValueError(f"unknown kind {kind!r} (known: {', '.join(ALERT_KINDS)})")
+        chosen = _strings(
+            sorted(channels) if isinstance(channels, frozenset) else channels,
+            '["toast", "desktop"]',
+        )
+        unknown = [c for c in chosen if c not in CHANNELS]
+        if unknown:
+            raise ValueError(
+                f"{kind}: unknown channel {unknown[0]!r} (known: {', '.join(CHANNELS)})"
+            )
+        kinds[kind] = frozenset(chosen)
+    return kinds
+
+
+_ALERTS_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "bell": _bool,
+    "toast": _bool,
+    "title": _bool,
+    "desktop": _desktop,
+    "command": _command,
+    "command_timeout_s": lambda v: _number(v, *_COMMAND_TIMEOUT_RANGE),
+    "runs": lambda v: _strings(v, '["run_a1b2", "run_c3d4"]'),
+    "stall_after_s": lambda v: _number(v, *_STALL_RANGE),
+    "kinds": _kinds,
+}
 
 
 def _alerts(value: Any) -> Alerts:

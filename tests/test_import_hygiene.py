@@ -26,6 +26,7 @@ HEADLESS = [
     "ito_tui.describe",
     "ito_tui.cli",
     "ito_tui.commands",
+    "ito_tui.alerting",
 ]
 
 
@@ -49,7 +50,9 @@ def test_headless_module_does_not_import_textual_or_rich(module: str) -> None:
     assert leaked == [], f"{module} imports {leaked[:5]}"
 
 
-@pytest.mark.parametrize("module", ["ito_tui", "ito_tui.contract", "ito_tui.state", "ito_tui.cli"])
+@pytest.mark.parametrize(
+    "module", ["ito_tui", "ito_tui.contract", "ito_tui.state", "ito_tui.cli", "ito_tui.alerting"]
+)
 def test_pure_and_cli_modules_do_not_import_http_or_the_simulator(module: str) -> None:
     loaded = _modules_after_import(module)
     leaked = sorted(
@@ -69,6 +72,7 @@ PYDANTIC_OR_HTTP = {"pydantic", "pydantic_core", "pydantic_settings", "httpx"}
     [
         "ito_tui.cli",
         "ito_tui.config",
+        "ito_tui.alerting",
         "ito_tui.tui.app",
     ],
 )

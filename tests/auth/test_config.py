@@ -285,3 +285,74 @@ def test_direct_construction_checks_but_reads_no_file_or_env(
         Alerts(bell="loud")  # type: ignore[arg-type]
     with pytest.raises(dataclasses.FrozenInstanceError):
         Settings().theme = "x"  # type: ignore[misc]
+
+
+# -- [alerts]: channels beyond the pane, the command hook, kinds ------------------------
+
+
+def test_alert_settings_default_to_every_channel_and_no_command() -> None:
+    a = Settings.load().alerts
+    assert (a.desktop, a.command, a.command_timeout_s) == ("auto", (), 10.0)
+    assert (a.runs, a.stall_after_s, a.kinds) == ((), 600.0, {})
+    assert a.wants("proposal", "toast") and a.wants("proposal", "desktop")
+    assert not a.wants("proposal", "command")  # no command configured
+
+
+def test_alert_settings_from_the_file_and_what_each_kind_wants() -> None:
+    write(
+        config_file_path(),
+        '[alerts]\nbell = false\ndesktop = "osc777"\ncommand = ["notify-send", "ito"]\n'
+        'command_timeout_s = 2.5\nruns = ["run_a", "run_b"]\nstall_after_s = 900\n'
+        '[alerts.kinds]\nstraggler = ["toast"]\nrun_end = []\n',
+    )
+    a = Settings.load().alerts
+    assert (a.desktop, a.command, a.command_timeout_s) == ("osc777", ("notify-send", "ito"), 2.5)
+    assert (a.runs, a.stall_after_s) == (("run_a", "run_b"), 900.0)
+    assert a.kinds == {"straggler": frozenset({"toast"}), "run_end": frozenset()}
+    assert a.wants("straggler", "toast") and not a.wants("straggler", "command")
+    assert not any(a.wants("run_end", c) for c in ("bell", "toast", "title", "desktop", "command"))
+    assert a.wants("proposal", "command") and a.wants("proposal", "desktop")
+    assert not a.wants("proposal", "bell")  # the master switch wins over the kinds table
+    assert not Alerts(desktop="off").wants("proposal", "desktop")
+    assert not a.wants("proposal", "pager")
+
+
+def test_alert_lists_and_kinds_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ITO_ALERTS__COMMAND", '["/usr/local/bin/page-me", "--team", "ml"]')
+    monkeypatch.setenv("ITO_ALERTS__KINDS__SILENT", '["desktop", "command"]')
+    monkeypatch.setenv("ITO_ALERTS__DESKTOP", "OSC9")
+    a = Settings.load().alerts
+    assert a.command == ("/usr/local/bin/page-me", "--team", "ml") and a.desktop == "osc9"
+    assert a.kinds == {"silent": frozenset({"desktop", "command"})}
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('command = "notify-send ito"', "an argv list, never a shell string"),
+        ("command = [1]", "list of strings"),
+        ('command = ["", "x"]', "must not be empty"),
+        ("command_timeout_s = 0", "between 0.1 and 600"),
+        ("command_timeout_s = 601", "between 0.1 and 600"),
+        ('desktop = "osc99"', "auto, osc9, osc777, off"),
+        ('runs = "run_a"', "list of strings"),
+        ("stall_after_s = 0", "between 1 and"),
+        ('kinds = { beep = ["toast"] }', "unknown kind 'beep' (known: proposal, gate_failed"),
+        ('kinds = { proposal = ["pager"] }', "unknown channel 'pager' (known: bell, toast"),
+        ('kinds = { proposal = "toast" }', "list of strings"),
+    ],
+)
+def test_bad_alert_settings_are_refused_naming_what_is_allowed(text: str, words: str) -> None:
+    path = write(config_file_path(), f"[alerts]\n{text}\n")
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    message = str(info.value)
+    assert words in message and str(path) in message and "alerts." in message
+
+
+def test_alert_settings_constructed_directly_are_checked() -> None:
+    a = Alerts(command=["notify-send"], kinds={"proposal": ["toast"]})  # type: ignore[arg-type]
+    assert a.command == ("notify-send",) and a.kinds == {"proposal": frozenset({"toast"})}
+    assert Alerts(**{f: getattr(a, f) for f in ("command", "kinds")}) == a  # idempotent
+    with pytest.raises(ConfigError, match="shell string"):
+        Alerts(command="notify-send ito")  # type: ignore[arg-type]

@@ -1,0 +1,242 @@
+"""What an alert is, and which events raise one: the pure mapping every channel shares.
+
+`alert_for(event, state)` turns one run event into an `Alert` (or None). Its `title` and
+`summary` are our words; every backend string in the summary goes through
+`textsafe.one_line`, so a run id or a benchmark name can never carry a terminal escape
+or a token into a toast, a notification or a hook's stdin. The TUI, `watch
+--alert-command` and the `RunsWatcher` call it, so they raise the same alerts by
+construction.
+
+Headless and light: no textual, no httpx, and no pydantic at import (the event models
+are only type-checked here), so the settings and the first frame can import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from ito_tui.format import percent, special_duration
+from ito_tui.redaction import redact_secrets
+from ito_tui.textsafe import one_line
+
+if TYPE_CHECKING:
+    from ito_tui.contract import EventBase
+    from ito_tui.state import RunState
+
+__all__ = [
+    "ALERT_KINDS",
+    "CHANNELS",
+    "KIND_TITLES",
+    "Alert",
+    "AlertKind",
+    "Channel",
+    "Severity",
+    "alert_for",
+    "rfc3339",
+]
+
+AlertKind = Literal[
+    "proposal",
+    "gate_failed",
+    "budget",
+    "slo",
+    "node_failed",
+    "straggler",
+    "silent",
+    "run_end",
+    "proposal_missed",
+]
+ALERT_KINDS: tuple[str, ...] = get_args(AlertKind)
+"""Every kind, in the order the settings and the docs list them."""
+
+Channel = Literal["bell", "toast", "title", "desktop", "command"]
+CHANNELS: tuple[str, ...] = get_args(Channel)
+"""Where an alert can go; `[alerts.kinds]` picks a subset per kind."""
+
+Severity = Literal["information", "warning", "error"]
+
+KIND_TITLES: dict[str, str] = {
+    "proposal": "Needs approval",
+    "gate_failed": "Gate failed",
+    "budget": "Budget warning",
+    "slo": "SLO breached",
+    "node_failed": "Node failed",
+    "straggler": "Straggler",
+    "silent": "Run silent",
+    "run_end": "Run ended",
+    "proposal_missed": "Proposal missed",
+}
+"""A short name of each kind in our words (desktop notifications, summaries)."""
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def rfc3339(moment: datetime) -> str:
+    """`2026-11-29T20:00:00.000Z`: UTC, millisecond precision, as the wire writes it."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _json_text(value: str) -> str:
+    """`value` safe for any JSON reader: no registered secret, no lone surrogate (which
+    `json.dumps` would write as an escape that strict UTF-8 readers reject)."""
+    return redact_secrets(value).encode("utf-8", "replace").decode("utf-8")
+
+
+@dataclass(frozen=True)
+class Alert:
+    """Something an operator away from the pane should notice."""
+
+    kind: AlertKind
+    run_id: str
+    title: str
+    """Our words, short (a toast's title)."""
+    summary: str
+    """One line, our words around backend strings made safe by `textsafe.one_line`."""
+    severity: Severity = "warning"
+    stage: str | None = None
+    at: datetime = field(default_factory=_now)
+    """When it happened (the event's `ts`), UTC."""
+    seq: int | None = None
+    """The event's seq; None for alerts no single event raised (a missed proposal)."""
+    proposal_id: str | None = None
+    expires_at: datetime | None = None
+    """A pending proposal's expiry."""
+    url: str | None = None
+
+    def key(self) -> str:
+        """Dedupe key: one alert per run, event seq and kind (per proposal without a seq)."""
+        if self.seq is None and self.proposal_id is not None:
+            return f"{self.run_id}|{self.proposal_id}|{self.kind}"
+        return f"{self.run_id}|{self.seq}|{self.kind}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The alert as a JSON object (a hook's stdin): None fields are left out.
+
+        Only strings and ints, so `json.dumps(..., allow_nan=False)` never fails; every
+        string is redacted and free of lone surrogates (RFC 8259 safe).
+        """
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "run_id": _json_text(self.run_id),
+            "stage": None if self.stage is None else _json_text(self.stage),
+            "severity": self.severity,
+            "summary": _json_text(self.summary),
+            "at": rfc3339(self.at),
+            "seq": self.seq,
+            "proposal_id": None if self.proposal_id is None else _json_text(self.proposal_id),
+            "expires_at": None if self.expires_at is None else rfc3339(self.expires_at),
+            "url": None if self.url is None else _json_text(self.url),
+        }
+        return {k: v for k, v in out.items() if v is not None}
+
+
+def alert_for(event: EventBase, state: RunState) -> Alert | None:
+    """The alert an event raises, if any (pure: the caller decides when to call it).
+
+    `state` is the run's state after the event (the run-end wording reads its outcome).
+    """
+    data: Any = getattr(event, "data", None)
+    run = one_line(state.run_id)
+    stage = None if event.stage is None else str(event.stage)
+    if stage is None and state.current_stage is not None:
+        stage = state.current_stage
+    common: dict[str, Any] = {"stage": stage, "at": event.ts, "seq": event.seq}
+    if event.type == "proposal.created" and data is not None:
+        p = data.proposal
+        return Alert(
+            "proposal",
+            state.run_id,
+            "Needs approval",
+            f"{run}: {one_line(str(p.kind))} proposed; the run is paused until someone decides.",
+            proposal_id=p.proposal_id,
+            expires_at=p.expires_at,
+            **common,
+        )
+    if event.type == "gate.failed" and data is not None:
+        gate = data.gate
+        failing = ", ".join(one_line(r.benchmark) for r in gate.failing) or "a benchmark"
+        return Alert(
+            "gate_failed",
+            state.run_id,
+            "Gate failed",
+            f"{run}: {one_line(str(gate.stage))} gate failed ({failing}); the run was stopped.",
+            "error",
+            **{**common, "stage": str(gate.stage)},
+        )
+    if event.type == "budget.warning" and data is not None:
+        return Alert(
+            "budget",
+            state.run_id,
+            "Budget warning",
+            f"{run}: ${data.usd_spent:,.0f} of ${data.budget_usd:,.0f} spent "
+            f"(≥ {percent(data.threshold_frac)}).",
+            **common,
+        )
+    if event.type == "slo.breached" and data is not None:
+        limit = "detect < 10 min" if str(data.slo) == "detect" else "resume < 15 min"
+        return Alert(
+            "slo",
+            state.run_id,
+            "SLO breached",
+            f"{run}: fault {one_line(str(data.slo))} took {_minutes(data.value_s)} ({limit}).",
+            **common,
+        )
+    node = _node_failed(event, data)
+    if node is not None:
+        return Alert(
+            "node_failed",
+            state.run_id,
+            "Node failed",
+            f"{run}: node {node} failed; the backend is recovering.",
+            "error",
+            **common,
+        )
+    if event.type == "straggler.detected":
+        host = _field(data, "hostname") or "a node"
+        return Alert(
+            "straggler",
+            state.run_id,
+            "Straggler",
+            f"{run}: {host} is slower than the rest of the fleet.",
+            **common,
+        )
+    if event.terminal:
+        outcome = state.outcome or event.type.removeprefix("run.")
+        severity: Severity = "information" if outcome == "completed" else "error"
+        return Alert(
+            "run_end",
+            state.run_id,
+            f"Run {outcome}",
+            f"{run} ended: {outcome}.",
+            severity,
+            **common,
+        )
+    return None
+
+
+def _node_failed(event: EventBase, data: Any) -> str | None:
+    """The node of a node failure (`fault.detected` of a node, API v1.1 `node.failed`)."""
+    if event.type == "fault.detected" and data is not None:
+        if str(data.kind) != "node_failure" and data.node is None:
+            return None  # a hang or another fault: not a node's failure
+        return one_line(str(data.node)) if data.node is not None else "a node"
+    if event.type == "node.failed":
+        return _field(data, "hostname") or "a node"
+    return None
+
+
+def _field(data: Any, name: str) -> str | None:
+    """A string field of an event this client has no model for (kept raw as a dict)."""
+    value = data.get(name) if isinstance(data, dict) else getattr(data, name, None)
+    return one_line(str(value), max_len=80) if isinstance(value, str) and value else None
+
+
+def _minutes(seconds: float) -> str:
+    """`21 min`, as the SLO limits are worded; NaN, ∞ or `>999d` when not a real time."""
+    return special_duration(seconds) or f"{seconds / 60:.0f} min"

@@ -1,0 +1,83 @@
+"""What needs the operator across runs: proposals pending, and those missed while away.
+
+Plain frozen values the `RunsWatcher` publishes (`NeedsYou`) and the screens draw: the
+header's "needs you" counter, the jump to the most urgent proposal, and the
+`expired unseen` / `decided by bob` marks on the runs list and in the event log.
+Re-exported by `watcher`; defined apart so a widget can import them without the client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+__all__ = ["MAX_MISSED", "MissedProposal", "NeedsYou", "PendingProposal"]
+
+MAX_MISSED = 200
+"""Missed proposals kept (newest first): the app stays open for days."""
+
+
+@dataclass(frozen=True)
+class PendingProposal:
+    """A proposal waiting for a person's decision."""
+
+    run_id: str
+    proposal_id: str
+    kind: str
+    expires_at: datetime | None
+    stage: str | None
+
+
+@dataclass(frozen=True)
+class MissedProposal:
+    """A proposal that left `pending` without this operator: expired, or decided by
+    someone else."""
+
+    run_id: str
+    proposal_id: str
+    kind: str
+    outcome: Literal["expired", "decided"]
+    by: str | None
+    """Who decided it (`decided_by`), for outcome "decided"."""
+    at: datetime
+    seen: bool
+    """Whether the operator had opened it (`RunsWatcher.mark_seen`) before it left."""
+
+    def label(self) -> str:
+        """`expired unseen`, `expired`, or `decided by bob` (the name is backend text:
+        the screens render it literally)."""
+        if self.outcome == "expired":
+            return "expired" if self.seen else "expired unseen"
+        return f"decided by {self.by or 'someone else'}"
+
+
+def _urgency(p: PendingProposal) -> tuple[bool, float, str]:
+    # Known expiries first, nearest first; ties (and no expiry) by id, so the order is stable.
+    at = p.expires_at.timestamp() if p.expires_at is not None else 0.0
+    return (p.expires_at is None, at, p.proposal_id)
+
+
+@dataclass(frozen=True)
+class NeedsYou:
+    """Every pending proposal (nearest expiry first) and the missed ones (newest first)."""
+
+    pending: tuple[PendingProposal, ...] = ()
+    missed: tuple[MissedProposal, ...] = ()
+
+    @classmethod
+    def of(
+        cls, pending: Iterable[PendingProposal], missed: Iterable[MissedProposal] = ()
+    ) -> NeedsYou:
+        """A `NeedsYou` with `pending` put in order (nearest expiry first); `missed` is
+        taken as given (newest first)."""
+        return cls(tuple(sorted(pending, key=_urgency)), tuple(missed))
+
+    def most_urgent(self) -> PendingProposal | None:
+        """The pending proposal that expires first, or None."""
+        return self.pending[0] if self.pending else None
+
+    def missed_for(self, run_id: str) -> tuple[MissedProposal, ...]:
+        """The missed proposals of one run, newest first."""
+        return tuple(m for m in self.missed if m.run_id == run_id)
