@@ -12,6 +12,8 @@ from .model import ALERT_KINDS, CHANNELS, KIND_TITLES, Alert, AlertKind, Channel
 from .osc import desktop_mode, desktop_text, in_tmux, notification
 
 if TYPE_CHECKING:
+    from .hook import CommandHook
+    from .ledger import SentLedger
     from .needs import MissedProposal, NeedsYou, PendingProposal
 
 __all__ = [
@@ -21,9 +23,11 @@ __all__ = [
     "Alert",
     "AlertKind",
     "Channel",
+    "CommandHook",
     "MissedProposal",
     "NeedsYou",
     "PendingProposal",
+    "SentLedger",
     "alert_for",
     "desktop_mode",
     "desktop_text",
@@ -32,6 +36,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "CommandHook": ".hook",
+    "SentLedger": ".ledger",
     "MissedProposal": ".needs",
     "NeedsYou": ".needs",
     "PendingProposal": ".needs",
