@@ -41,6 +41,7 @@ RUN_LINKS = {
     "GetTelemetry": ("get", "/v1/runs/{run_id}/telemetry"),
     "ListCheckpoints": ("get", "/v1/runs/{run_id}/checkpoints"),
     "ListProposals": ("get", "/v1/runs/{run_id}/proposals"),
+    "ListRunInTrail": ("get", "/v1/proposals"),
     "CancelRun": ("post", "/v1/runs/{run_id}/cancel"),
 }
 PROPOSAL_LINKS = {
@@ -53,8 +54,13 @@ LINKS: dict[tuple[str, str, str], tuple[dict[str, tuple[str, str]], dict[str, st
         PROPOSAL_LINKS,
         {"proposal_id": "$response.body#/0/proposal_id"},
     ),
+    ("get", "/v1/proposals", "200"): (
+        PROPOSAL_LINKS,
+        {"proposal_id": "$response.body#/items/0/proposal_id"},
+    ),
 }
-"""OpenAPI 3.1 response links (runs -> events, telemetry, proposals -> decisions)."""
+"""OpenAPI 3.1 response links (runs -> events, telemetry, proposals, the trail filtered by
+the run (its `run_id` query parameter); proposal lists and the trail -> decisions)."""
 DESCRIPTION = """The Itô training API v1 (API.md), served by the desk simulator.
 
 Errors are RFC 9457 problem+json with a stable `code`. Every response carries

@@ -1,5 +1,6 @@
 """Stateful schemathesis: desk_sim's OpenAPI links (runs -> events, telemetry, checkpoints,
-proposals -> approve/reject) walked against the running simulator; no failures allowed.
+proposals, the trail; proposal lists and the trail -> approve/reject) walked against the
+running simulator; no failures allowed.
 
 The links live in `ito_tui.desk_sim.openapi` (`LINKS`). A generated `TrainingSpec` almost never
 names a seeded booking, so `POST /v1/runs` bodies are swapped for valid specs (the body itself is
@@ -70,16 +71,22 @@ def test_the_document_links_runs_to_events_and_proposals_to_decisions() -> None:
         ("get", "/v1/runs/{run_id}/telemetry"),
         ("get", "/v1/runs/{run_id}/checkpoints"),
         ("get", "/v1/runs/{run_id}/proposals"),
+        ("get", "/v1/proposals"),
         ("post", "/v1/runs/{run_id}/cancel"),
     ):
         assert paths[path][method]["operationId"] in targets, path
     assert all(v["parameters"] == {"run_id": "$response.body#/run_id"} for v in created.values())
-    listed = paths["/v1/runs/{run_id}/proposals"]["get"]["responses"]["200"]["links"]
-    assert {v["operationId"] for v in listed.values()} == {
+    decisions = {
         paths["/v1/proposals/{proposal_id}/approve"]["post"]["operationId"],
         paths["/v1/proposals/{proposal_id}/reject"]["post"]["operationId"],
     }
-    assert len(LINKS) == 2
+    listed = paths["/v1/runs/{run_id}/proposals"]["get"]["responses"]["200"]["links"]
+    assert {v["operationId"] for v in listed.values()} == decisions
+    trail = paths["/v1/proposals"]["get"]["responses"]["200"]["links"]
+    assert {v["operationId"] for v in trail.values()} == decisions
+    first_item = {"proposal_id": "$response.body#/items/0/proposal_id"}
+    assert all(v["parameters"] == first_item for v in trail.values())
+    assert len(LINKS) == 3
 
 
 @pytest.mark.slow
@@ -115,6 +122,10 @@ def test_stateful_walk_of_runs_events_and_proposals(tmp_path: Path) -> None:
                 case.body = {**SPEC, "booking_id": booking}
             if (case.method, case.path) == ("GET", "/v1/runs/{run_id}/proposals"):
                 case.query.pop("status", None)  # the list feeds the decision links
+            if (case.method, case.path) == ("GET", "/v1/proposals") and case.query:
+                # So does the trail: only the run the link names filters it.
+                for name in ("status", "decided_by", "since", "cursor"):
+                    case.query.pop(name, None)
             if case.path.startswith("/v1/proposals/{proposal_id}/") and self.proposals:
                 # Which draws reach a decision through the link depends on responses that
                 # vary with the machine's load (telemetry counts), so a generated id stands
@@ -135,6 +146,8 @@ def test_stateful_walk_of_runs_events_and_proposals(tmp_path: Path) -> None:
             key = (case.method, case.path, response.status_code)
             if key == ("GET", "/v1/runs/{run_id}/proposals", 200):
                 self.proposals += [p["proposal_id"] for p in response.json()]
+            if key == ("GET", "/v1/proposals", 200):
+                self.proposals += [p["proposal_id"] for p in response.json()["items"]]
 
         def wait_for_end(self, run_id: str) -> None:
             deadline = time.monotonic() + 20
@@ -175,6 +188,7 @@ def test_stateful_walk_of_runs_events_and_proposals(tmp_path: Path) -> None:
     assert calls("GET", "/v1/runs/{run_id}", 200) > 0
     assert calls("GET", "/v1/runs/{run_id}/events", 200, 204) > 0
     assert calls("GET", "/v1/runs/{run_id}/proposals", 200) > 0
+    assert calls("GET", "/v1/proposals", 200) > 0
     decided = calls("POST", "/v1/proposals/{proposal_id}/approve", 200, 409)
     decided += calls("POST", "/v1/proposals/{proposal_id}/reject", 200, 409)
     assert decided > 0, "no decision ever reached a real proposal"
