@@ -27,6 +27,10 @@ EXTRAS: dict[str, dict[str, str]] = {
 """Import name -> distribution of what each optional extra of pyproject.toml installs (a
 test checks them against each other)."""
 
+DEMO_SPEED = 3600.0
+"""The demo's default `--speed` (`ito_tui.tui.demo.DEMO_SPEED`; a test keeps them equal:
+the help cannot import the TUI to read it)."""
+
 OPENAPI = ("contract", "openapi.json")
 """Where the package ships the contract's OpenAPI document (made by scripts/openapi.py)."""
 
@@ -51,12 +55,17 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         help="the TUI on a built-in simulated backend (DEMO)",
         description="Start the simulated backend as a child process and open the TUI on it. "
         "Every screen says DEMO.",
-        epilog="examples:\n  ito-tui demo\n  ito-tui demo --scenario gate-fail --speed 600",
+        epilog="examples:\n  ito-tui demo\n  ito-tui demo --scenario gate-fail --speed 600\n"
+        "  ito-tui demo --read-only",
     )
     p.add_argument("--scenario", default="showcase", choices=SCENARIOS, help="default: showcase")
     p.add_argument(
-        "--speed", type=float, default=None, help="simulated seconds per second (demo default)"
+        "--speed",
+        type=float,
+        default=None,
+        help=f"simulated seconds per wall second (default: {DEMO_SPEED:g}, an hour a second)",
     )
+    p.add_argument("--read-only", action="store_true", help="browse only: no submit or decisions")
     p.set_defaults(handler=cmd_demo)
 
     p = sub.add_parser(
@@ -145,6 +154,10 @@ def cmd_demo(ctx: Context) -> int:
     except CommandError as exc:
         ctx.out.error(str(exc))
         return int(exc.code)
+    if ctx.args.read_only:
+        import dataclasses
+
+        settings = dataclasses.replace(settings, read_only=True)
     from ito_tui.tui.demo import run_demo
 
     return int(run_demo(ctx.args.scenario, ctx.args.speed, settings) or 0)

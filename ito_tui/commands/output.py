@@ -117,6 +117,14 @@ class Output:
         self.color = color_enabled(self.stdout, environ)
         self.err_color = color_enabled(self.stderr, environ)
 
+    def to_stderr(self) -> Output:
+        """An Output whose results go to stderr too (an estimate `train` shows a person
+        while stdout carries only the run id or the Run)."""
+        view = Output.__new__(Output)
+        view.stdout = view.stderr = self.stderr
+        view.color = view.err_color = self.err_color
+        return view
+
     # ------------------------------------------------------------ styling
 
     def style(self, text: str, *styles: str, err: bool = False) -> str:

@@ -3,7 +3,9 @@
 Approve and reject show the proposal's evidence and impact first and ask the
 operator to type the word (`approve` / `reject`) on a terminal; `--yes` is for
 scripts. Anything else typed does nothing. A decision someone else made first
-is shown, not overwritten (exit 9).
+is shown, not overwritten (exit 9). With `--json` stdout carries the Proposal as
+decided (or, when someone else decided first, as they decided it) and the evidence
+goes to stderr. `proposals --pending` without a run lists what waits across all runs.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .context import CommandError, Context
 from .exitcodes import ExitCode
 from .ids import complete_ids
 from .output import confirm, interactive, money, safe, schema_help
-from .render import render_proposal, state_text
+from .render import PROPOSAL_STATUSES, render_proposal, state_text
 
 if TYPE_CHECKING:
     from ito_tui.client import ItoClient
@@ -29,12 +31,19 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         "proposals",
         parents=[common],
         formatter_class=fmt,
-        help="a run's human-gated proposals (e.g. rollback after a loss spike)",
-        description="List a run's proposals with their evidence, action and impact.",
-        epilog="examples:\n  ito-tui proposals run_123\n  ito-tui proposals run_123 --json",
+        help="human-gated proposals (e.g. rollback after a loss spike) of a run or all runs",
+        description="List proposals with their evidence, action and impact: a run's, or "
+        "without RUN those of every run (newest first). --pending: only those waiting for "
+        "a person.",
+        epilog="examples:\n  ito-tui proposals run_123\n  ito-tui proposals --pending\n"
+        "  ito-tui proposals --pending --json | jq -r '.[].proposal_id'",
     )
-    complete_ids(p.add_argument("run", metavar="RUN"), "runs")
-    p.add_argument("--status", choices=("pending", "approved", "rejected", "expired", "executed"))
+    complete_ids(
+        p.add_argument("run", metavar="RUN", nargs="?", help="a run (default: every run)"),
+        "runs",
+    )
+    p.add_argument("--status", choices=PROPOSAL_STATUSES, help="only proposals in this status")
+    p.add_argument("--pending", action="store_true", help="only pending ones (--status pending)")
     p.add_argument(
         "--json",
         action="store_true",
@@ -61,21 +70,41 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         )
         p.add_argument("--comment", metavar="TEXT", help="recorded with the decision")
         p.add_argument("--yes", "-y", action="store_true", help="decide without asking")
+        p.add_argument(
+            "--json",
+            action="store_true",
+            help=schema_help(
+                "print the Proposal as decided (if someone decided first: as they did, exit "
+                "9) as JSON; the evidence and the prompt go to stderr",
+                "Proposal",
+            ),
+        )
         p.set_defaults(handler=cmd_decide, verb=verb)
 
 
 def cmd_proposals(ctx: Context) -> int:
-    """List one run's proposals."""
+    """List one run's proposals, or every run's."""
+    status: str | None = ctx.args.status
+    if ctx.args.pending:
+        if status not in (None, "pending"):
+            ctx.out.error(f"--pending and --status {safe(status)} contradict each other")
+            return int(ExitCode.USAGE)
+        status = "pending"
+    run_id: str | None = ctx.args.run
 
     async def body() -> int:
         async with ctx.client() as client:
             await client.require("proposals.read")
-            items = await client.proposals(ctx.args.run, status=ctx.args.status)
+            if run_id is None:
+                items = await client.all_proposals(status=status)
+            else:
+                items = await client.proposals(run_id, status=status)
         if ctx.args.json:
             ctx.out.json(items)
             return 0
         if not items:
-            ctx.out.info(f"no proposals for {safe(ctx.args.run)}")
+            what = f"{status} proposals" if status else "proposals"
+            ctx.out.info(f"no {what} " + (f"for {safe(run_id)}" if run_id else "on any run"))
             return 0
         for i, prop in enumerate(items):
             if i:
@@ -106,13 +135,18 @@ def cmd_decide(ctx: Context) -> int:
     from ito_tui.client.errors import Conflict
 
     verb: str = ctx.args.verb
+    as_json: bool = ctx.args.json
+    # With --json stdout carries the Proposal only; what a person reads goes to stderr.
+    shown = ctx.out.to_stderr() if as_json else ctx.out
 
     async def body() -> int:
         async with ctx.client() as client:
             await client.require("proposals.decide")
             prop = await find_proposal(client, ctx.args.proposal, ctx.args.run)
-            render_proposal(ctx.out, prop)
+            render_proposal(shown, prop)
             if str(prop.status) != "pending":
+                if as_json:
+                    ctx.out.json(prop)
                 raise CommandError(
                     f"proposal {safe(prop.proposal_id)} is already {safe(prop.status)}; "
                     "nothing to decide",
@@ -137,14 +171,23 @@ def cmd_decide(ctx: Context) -> int:
                 else:
                     done = await client.reject(prop.proposal_id, ctx.args.comment, key)
             except Conflict as exc:
-                if exc.current is not None:
-                    who = safe(exc.current.decided_by or "someone")
+                current = exc.current
+                if current is None and exc.code == "proposal.expired":
+                    # Expiry decided first (it rejects): show the proposal as it is now.
+                    current = await find_proposal(client, prop.proposal_id, prop.run_id)
+                if current is not None:
+                    if as_json:
+                        ctx.out.json(current)
+                    by = f" by {safe(current.decided_by)}" if current.decided_by else ""
                     ctx.out.error(
-                        f"{safe(exc)} — already {safe(exc.current.status)} by {who}; "
+                        f"{safe(exc)} — already {safe(current.status)}{by}; "
                         "your decision was not recorded"
                     )
                     return int(ExitCode.REFUSED)
                 raise
+            if as_json:
+                ctx.out.json(done)
+                return 0
             by = f" by {safe(done.decided_by)}" if done.decided_by else ""
             ctx.out.line(
                 f"proposal {safe(done.proposal_id)} {state_text(ctx.out, done.status)}{by}"

@@ -32,6 +32,9 @@ _STATE_STYLE = {
 
 FP8 = {"float8_rowwise", "float8_tensorwise", "mxfp8"}
 
+PROPOSAL_STATUSES = ("pending", "approved", "rejected", "expired", "executed")
+"""The statuses a proposal can be in (`--status` of `proposals` and `decisions`)."""
+
 
 def state_text(out: Output, state: object) -> str:
     """A state name, coloured by meaning when colour is on."""

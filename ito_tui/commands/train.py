@@ -1,8 +1,10 @@
 """`estimate` and `train`: the seed's `ecc ito train` flags against a completed booking.
 
-`train` shows the estimate, asks for confirmation on a terminal (`--yes` for
-scripts; without a terminal and without `--yes` it refuses), submits once with
-an Idempotency-Key and prints the run id; `--watch` then follows the run.
+`train` shows the estimate on stderr, asks for confirmation on a terminal (`--yes`
+for scripts; without a terminal and without `--yes` it refuses), submits once with
+an Idempotency-Key and prints only the run id on stdout (`--json`: the Run), so
+`RUN=$(ito-tui train … --yes)` works; `--watch` then follows the run, exactly as
+`watch` (with `--json`: one event per line, the terminal event last).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from .bookings import NO_BOOKING_HINT
-from .context import CommandError, Context
+from .context import CommandError, Context, print_refusals
 from .exitcodes import ExitCode
 from .ids import complete_ids
 from .output import confirm, interactive, money, safe, schema_help
@@ -85,11 +87,29 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         help="submit a training run on a completed booking",
         description="Estimate, confirm, then submit a training run. Asks for confirmation on "
         "a terminal; --yes for scripts (without a terminal it refuses unless --yes).",
-        epilog=f"examples:\n  ito-tui train {SPEC_EXAMPLE} --yes --watch",
+        epilog=f"examples:\n  ito-tui train {SPEC_EXAMPLE} --yes --watch\n"
+        f"  RUN=$(ito-tui train {SPEC_EXAMPLE} --yes -q)\n"
+        f"  ito-tui train {SPEC_EXAMPLE} --yes --watch --json | jq -r .type",
     )
     _spec_arguments(p)
     p.add_argument("--yes", "-y", action="store_true", help="submit without asking")
     p.add_argument("--watch", action="store_true", help="follow the run; exit with its outcome")
+    p.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no estimate or hints on stderr (the estimate is still shown before asking, and "
+        "a refusal's reasons always are)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=schema_help(
+            "print the Run as JSON instead of its id; with --watch one event per line, "
+            "exactly as `watch --json`",
+            "Run",
+        ),
+    )
     p.set_defaults(handler=cmd_train)
 
 
@@ -193,7 +213,7 @@ def _demo_banner(ctx: Context, caps: Capabilities) -> None:
 
 def cmd_train(ctx: Context) -> int:
     """Estimate, confirm, submit (one Idempotency-Key), print the run id, maybe watch."""
-    from .runs import follow
+    from .follow import follow
 
     async def body() -> int:
         async with ctx.client() as client:
@@ -203,13 +223,18 @@ def cmd_train(ctx: Context) -> int:
             booking = await completed_booking(client, ctx.args.booking)
             spec = build_spec(ctx, caps)
             _demo_banner(ctx, caps)
+            # stdout carries the run id (or the Run) only: the estimate is for a person.
+            quiet = ctx.args.quiet and ctx.args.yes
             if caps.has("estimates.create"):
                 est = await client.estimate(spec)
-                render_estimate(ctx.out, est, spec.budget_usd, booking)
+                if not quiet:
+                    render_estimate(ctx.out.to_stderr(), est, spec.budget_usd, booking)
                 if est.refused:
                     ctx.out.error("not submitted: the backend refuses this spec")
+                    if quiet:
+                        print_refusals(ctx.out, est.refusals, err=True)
                     return int(ExitCode.REFUSED)
-            else:
+            elif not quiet:
                 ctx.out.warn("the backend offers no estimates; submitting without one")
             if not ctx.args.yes:
                 if not interactive():
@@ -226,10 +251,15 @@ def cmd_train(ctx: Context) -> int:
                     ctx.out.info("not submitted")
                     return 0
             run = await client.create_run(spec, idempotency_key=str(uuid.uuid4()))
-            ctx.out.info(f"submitted; follow it with: ito-tui watch {safe(run.run_id)}")
-            ctx.out.line(safe(run.run_id))
+            if not quiet:
+                ctx.out.info(f"submitted; follow it with: ito-tui watch {safe(run.run_id)}")
+            as_json: bool = ctx.args.json
+            if as_json and not ctx.args.watch:
+                ctx.out.json(run)
+            elif not as_json:
+                ctx.out.line(safe(run.run_id))
             if not ctx.args.watch:
                 return 0
-            return await follow(ctx, client, run.run_id, as_json=False, since_seq=0)
+            return await follow(ctx, client, run.run_id, as_json=as_json, since_seq=0)
 
     return ctx.run(body)

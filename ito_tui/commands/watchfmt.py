@@ -7,7 +7,9 @@ stays readable; JSON mode prints every event. Connection changes go to stderr
 in both modes, so stdout stays a clean stream; a flapping connection gets one
 line, then summaries with a count (`Flaps`), never a line per reconnect.
 Numbers follow `ito_tui.format`: a diverged loss prints `NaN` or `∞`, and JSON
-lines carry `"NaN"` / `"Infinity"`.
+lines carry `"NaN"` / `"Infinity"`. A failed gate adds one line per failing benchmark:
+its value, the comparator and threshold it missed, and by how much (in JSON mode the
+`gate.result` and `gate.failed` events carry the same, as on the stream).
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ito_tui.format import fixed, integer, percent
+from ito_tui.format import fixed, general, integer, percent
 
 from .output import Output, money, safe
 
 if TYPE_CHECKING:
     from ito_tui.client import ConnectionState
-    from ito_tui.contract import EventBase
+    from ito_tui.contract import EventBase, Gate, GateResult
 
 THROTTLED = {"telemetry": 5.0, "stage.progress": 5.0}
 """Event type -> minimum wall seconds between two human lines of that type."""
@@ -57,6 +59,21 @@ def _or_dash(value: float | None, digits: int) -> str:
     return "–" if value is None else fixed(value, digits)
 
 
+_SHORT = {">=": "short by", ">": "short by", "<=": "over by", "<": "over by"}
+
+
+def failing_text(r: GateResult) -> str:
+    """One failing benchmark: `mmlu acc 0.6123, needs >= 0.65: short by 0.0377 (absolute)`."""
+    comparator = str(r.comparator)
+    gap = general(abs(r.value - r.threshold), 3)
+    ref = "" if r.reference_value is None else f", reference {general(r.reference_value, 4)}"
+    return (
+        f"{safe(r.benchmark)} {safe(r.metric)} {general(r.value, 4)}, needs {safe(comparator)} "
+        f"{general(r.threshold, 4)}: {_SHORT.get(comparator, 'off by')} {gap} "
+        f"({safe(r.rule)}{ref})"
+    )
+
+
 class WatchPrinter:
     """Prints events of one run as human lines or JSON lines."""
 
@@ -69,6 +86,7 @@ class WatchPrinter:
         self._flaps = Flaps()
         self._reconnects = 0
         self._note: str | None = None
+        self._gates_told: set[str] = set()
 
     def event(self, event: EventBase) -> None:
         """Print one event (human lines of chatty types are throttled)."""
@@ -87,6 +105,9 @@ class WatchPrinter:
         label = self.out.style(f"{safe(event.type):<24}", *styles)
         text = telemetry_text(event) if event.type == "telemetry" else describe(event)
         self.out.line(f"{event.ts:%H:%M:%S} {event.seq:>6} {label} {text}")
+        gate = getattr(getattr(event, "data", None), "gate", None)
+        if event.type == "gate.failed" and gate is not None:
+            self.gate_failures(gate)
         proposal = getattr(getattr(event, "data", None), "proposal", None)
         if event.type == "proposal.created" and proposal is not None:
             pid = safe(proposal.proposal_id)
@@ -95,6 +116,15 @@ class WatchPrinter:
                 + f" review with `ito-tui proposals {safe(proposal.run_id)}`, then "
                 f"`ito-tui approve {pid}` or `ito-tui reject {pid}`"
             )
+
+    def gate_failures(self, gate: Gate) -> None:
+        """One line per failing benchmark of `gate` (once per gate, human mode only)."""
+        if self.as_json or gate.gate_id in self._gates_told:
+            return
+        self._gates_told.add(gate.gate_id)
+        label = self.out.style("gate failed:", "red", "bold")
+        for r in gate.failing:
+            self.out.line(f"       {label} {failing_text(r)}")
 
     def connection(self, state: ConnectionState) -> None:
         """Report the connection on stderr (never on stdout, which may be a JSON stream):

@@ -105,7 +105,9 @@ def test_train_needs_yes_without_a_terminal(cli, backend) -> None:
     assert json.loads(cli("runs", "--json").out) == []
 
 
-@pytest.mark.parametrize(("booking", "code"), [("bk_h200_1n_pending", 2), ("bk_does_not_exist", 11)])
+@pytest.mark.parametrize(
+    ("booking", "code"), [("bk_h200_1n_pending", 2), ("bk_does_not_exist", 11)]
+)
 def test_train_and_estimate_need_a_completed_booking(cli, backend, booking: str, code: int) -> None:
     spec = list(SPEC)
     spec[1] = booking
