@@ -91,7 +91,7 @@ def test_the_app_loads_only_the_screens_of_its_first_frame() -> None:
 
 
 _EVERY = frozenset(
-    {"auth_cmds", "bookings", "check", "completion", "proposals", "runs", "train"}
+    {"auth_cmds", "bookings", "check", "completion", "decisions", "proposals", "runs", "train"}
 )  # ito_tui.commands modules that register subcommands (`local` is always loaded: the TUI's)
 
 
@@ -103,6 +103,7 @@ _EVERY = frozenset(
         (["--backend=http://127.0.0.1:9", "--insecure-http"], True, set()),
         (["runs", "--help"], False, {"runs"}),
         (["--backend", "http://127.0.0.1:9", "approve", "--help"], False, {"proposals"}),
+        (["decisions", "--help"], False, {"decisions"}),
         (["completion", "bash"], False, _EVERY),  # it writes every subcommand's options
         (["--backend"], False, _EVERY),  # a usage error lists every subcommand
         (["--help"], False, _EVERY),

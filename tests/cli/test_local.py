@@ -82,3 +82,16 @@ def test_demo_and_serve_dispatch(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     assert cli("serve", "--port", "8123").code == 0
     args, kwargs = serve_rec.calls[0]
     assert args == (8123, "127.0.0.1") and kwargs["public"] is False
+
+
+@pytest.mark.slow
+def test_demo_read_only_reaches_the_tui(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real demo (its simulator child starts and stops); only the TUI is recorded.
+    import ito_tui.tui.launch as launch
+
+    rec = _Recorder()
+    monkeypatch.setattr(launch, "run_tui", rec)
+    assert cli("demo", "--read-only", "--speed", "100").code == 0
+    assert cli("demo", "--speed", "100").code == 0
+    assert [kwargs["read_only"] for _, kwargs in rec.calls] == [True, False]
+    assert rec.calls[0][0][0].backend_url.startswith("http://127.0.0.1:")

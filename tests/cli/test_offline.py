@@ -175,7 +175,9 @@ def test_every_json_option_names_its_schema_in_the_contract(cli) -> None:
             assert found, f"{name} --json names no schema"
             assert all(s in schemas for s in found), (name, found)
             named += 1
-    assert named == 6  # whoami, bookings, estimate, runs, status, proposals
+    # whoami, bookings, estimate, runs, status, proposals; and (issue 20) train, cancel,
+    # approve, reject, checkpoints, decisions.
+    assert named == 12
 
 
 @pytest.mark.faults
@@ -203,3 +205,37 @@ def test_a_reader_that_went_away_ends_the_command_quietly() -> None:
     finally:
         os.close(write_end)
     assert (r.returncode, r.stderr) == (128 + signal.SIGPIPE, b"")
+
+
+def test_demo_speed_help_states_the_demos_default(cli) -> None:
+    from ito_tui.commands.local import DEMO_SPEED as shown
+    from ito_tui.tui.demo import DEMO_SPEED as used
+
+    assert shown == used  # the help cannot import the TUI: the two must agree
+    r = cli("demo", "--help")
+    assert r.code == 0 and f"(default: {used:g}," in " ".join(r.out.split())
+    assert "--read-only" in r.out
+
+
+def test_runs_state_choices_are_the_contracts_states() -> None:
+    from ito_tui.commands.runs import ACTIVE, RUN_STATES, TERMINAL
+    from ito_tui.contract import TERMINAL_RUN_STATES, RunStateName
+
+    assert set(RUN_STATES) == {s.value for s in RunStateName} and ACTIVE not in RUN_STATES
+    assert {s.value for s in TERMINAL_RUN_STATES} == TERMINAL
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["watch", "run_1", "--alert-arg", "x"], "--alert-arg needs --alert-command"),
+        (["watch", "run_1", "--alerts"], "no command is set"),
+        (["proposals", "--pending", "--status", "expired"], "contradict"),
+    ],
+)
+def test_contradictory_flags_exit_2_before_any_request(
+    cli, monkeypatch: pytest.MonkeyPatch, argv: list[str], says: str
+) -> None:
+    monkeypatch.setenv("ITO_TOKEN", "whatever")
+    r = cli("--backend", "http://127.0.0.1:9", *argv)  # nothing listens there: never asked
+    assert r.code == 2 and says in r.err, r.err
