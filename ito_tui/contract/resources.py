@@ -599,7 +599,11 @@ class ProposalImpact(Resource):
 
 
 class Proposal(Resource):
-    """A human-gated action: only a person's POST moves it out of `pending`."""
+    """A human-gated action: only a person's POST moves it out of `pending` (or its expiry).
+
+    `decided_by`, `decided_at` and `comment` record who decided, when and why. An expired
+    proposal has `decided_at` (when it expired) and no `decided_by`: nobody decided it.
+    """
 
     proposal_id: str
     run_id: str
