@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .hook import CommandHook
     from .ledger import SentLedger
     from .needs import MissedProposal, NeedsYou, PendingProposal
+    from .watcher import RunsWatcher
 
 __all__ = [
     "ALERT_KINDS",
@@ -27,6 +28,7 @@ __all__ = [
     "MissedProposal",
     "NeedsYou",
     "PendingProposal",
+    "RunsWatcher",
     "SentLedger",
     "alert_for",
     "desktop_mode",
@@ -41,6 +43,7 @@ _LAZY = {
     "MissedProposal": ".needs",
     "NeedsYou": ".needs",
     "PendingProposal": ".needs",
+    "RunsWatcher": ".watcher",
 }
 
 

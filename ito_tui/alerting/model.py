@@ -34,6 +34,7 @@ __all__ = [
     "Channel",
     "Severity",
     "alert_for",
+    "minutes",
     "rfc3339",
 ]
 
@@ -184,7 +185,7 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
             "slo",
             state.run_id,
             "SLO breached",
-            f"{run}: fault {one_line(str(data.slo))} took {_minutes(data.value_s)} ({limit}).",
+            f"{run}: fault {one_line(str(data.slo))} took {minutes(data.value_s)} ({limit}).",
             **common,
         )
     node = _node_failed(event, data)
@@ -237,6 +238,6 @@ def _field(data: Any, name: str) -> str | None:
     return one_line(str(value), max_len=80) if isinstance(value, str) and value else None
 
 
-def _minutes(seconds: float) -> str:
+def minutes(seconds: float) -> str:
     """`21 min`, as the SLO limits are worded; NaN, ∞ or `>999d` when not a real time."""
     return special_duration(seconds) or f"{seconds / 60:.0f} min"

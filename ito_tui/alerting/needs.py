@@ -11,9 +11,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["MAX_MISSED", "MissedProposal", "NeedsYou", "PendingProposal"]
+if TYPE_CHECKING:
+    from ito_tui.contract import Proposal
+
+__all__ = [
+    "MAX_MISSED",
+    "MissedProposal",
+    "NeedsYou",
+    "PendingProposal",
+    "missed_from",
+    "pending_from",
+]
 
 MAX_MISSED = 200
 """Missed proposals kept (newest first): the app stays open for days."""
@@ -81,3 +91,33 @@ class NeedsYou:
     def missed_for(self, run_id: str) -> tuple[MissedProposal, ...]:
         """The missed proposals of one run, newest first."""
         return tuple(m for m in self.missed if m.run_id == run_id)
+
+
+def pending_from(proposal: Proposal, stage: str | None = None) -> PendingProposal:
+    """The `PendingProposal` of a pending `proposal` (`stage`: the run's current one)."""
+    return PendingProposal(
+        proposal.run_id, proposal.proposal_id, str(proposal.kind), proposal.expires_at, stage
+    )
+
+
+def missed_from(
+    proposal: Proposal, *, operator: str | None, seen: bool, now: datetime
+) -> MissedProposal | None:
+    """What a proposal that left `pending` means for this operator: expired (also a
+    rejection nobody made: `on_expiry` rejects), decided by someone else, or None (still
+    pending, decided by `operator`, or a status this client does not know)."""
+    status = str(proposal.status)
+    by = proposal.decided_by
+    at = proposal.decided_at or now
+    if status == "expired" or (status == "rejected" and by is None):
+        outcome: Literal["expired", "decided"] = "expired"
+        by = None
+    elif status in ("approved", "rejected", "executed"):
+        if operator is not None and by == operator:
+            return None
+        outcome = "decided"
+    else:
+        return None
+    return MissedProposal(
+        proposal.run_id, proposal.proposal_id, str(proposal.kind), outcome, by, at, seen
+    )

@@ -1,0 +1,113 @@
+"""`SilenceClock`: is a run silent — connected, heartbeats flowing, but no progress?
+
+API.md "Silence": a run whose stream carries heartbeats but no `stage.progress` or
+`telemetry` is silent; the client flags it after `stall_after_s`, measured on the
+events' `sim_ts` (a demo's simulated clock), else on `ts`. The backend's own hang
+detection may take longer; the operator hears from us first.
+
+The backend's clock is known only when an event arrives, and a hung run may send none
+at all (heartbeats are SSE comments). So between events the clock is extrapolated: the
+last event's clock plus the wall time since it arrived times the rate the backend's clock
+ran at (simulated seconds per second, from `sim_ts` against `ts` of events at least a
+second apart; 1 without `sim_ts`).
+
+Only a run that is `running` and has shown progress in its current stage can be silent:
+data preparation, a plan, a gate, a paused run awaiting a decision or one recovering from
+a fault make no progress by design. A state change restarts the count (a run resumed
+after a long approval was not silent meanwhile). One spell of silence is one alert; the
+next progress ends it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ito_tui.contract import EventBase
+
+__all__ = ["PROGRESS_TYPES", "SilenceClock"]
+
+PROGRESS_TYPES = frozenset({"stage.progress", "telemetry"})
+_RESTART_TYPES = frozenset({"run.state_changed", "stage.started", "resync"})
+_RATE_SPAN_S = 1.0
+"""Wall seconds (`ts`) between the two events a rate is measured on."""
+_RATE_BOUNDS = (1e-3, 1e9)
+
+
+class SilenceClock:
+    """One run's silence, on the backend's clock (see the module docstring)."""
+
+    def __init__(self, stall_after_s: float, now: float) -> None:
+        self.stall_after_s = stall_after_s
+        self.rate = 1.0
+        """Backend clock seconds per local second."""
+        self.silent = False
+        """In a silent spell (its alert was raised)."""
+        self._latest: float | None = None
+        """The backend clock at the latest event, and the local time it arrived."""
+        self._latest_at = now
+        self._progress: float | None = None
+        """The backend clock at the last progress (or restart of the count)."""
+        self._progress_stage: str | None = None
+        """The stage the last progress was in: only a stage that progressed can stall."""
+        self._anchor: tuple[float, float] | None = None
+        """(ts, sim_ts) of the event the next rate is measured from."""
+
+    def observe(self, event: EventBase, now: float, *, state: str, stage: str | None) -> bool:
+        """Take `event` (arrived at local time `now`); True when it shows a new silent spell
+        (`state`/`stage`: the run's after the event)."""
+        clock = (event.sim_ts or event.ts).timestamp()
+        self._measure_rate(event)
+        if self._latest is None or clock >= self._latest:
+            self._latest, self._latest_at = clock, now
+        if event.type in PROGRESS_TYPES:
+            self._progress, self._progress_stage = clock, stage
+            self.silent = False
+            return False
+        if event.type in _RESTART_TYPES:
+            self._progress = clock
+            self.silent = False
+            return False
+        return self._judge(clock, state, stage)
+
+    def check(self, now: float, *, state: str, stage: str | None, live: bool) -> bool:
+        """True when, with no event since, the extrapolated clock shows a new silent spell;
+        `live`: the stream is connected (a lost connection is not the run's silence)."""
+        if not live or self._latest is None:
+            return False
+        estimate = self._latest + max(0.0, now - self._latest_at) * self.rate
+        return self._judge(estimate, state, stage)
+
+    def silent_for(self, now: float) -> float:
+        """Backend-clock seconds since the last progress (0 before any)."""
+        if self._latest is None or self._progress is None:
+            return 0.0
+        return max(0.0, self._latest + max(0.0, now - self._latest_at) * self.rate - self._progress)
+
+    def _judge(self, clock: float, state: str, stage: str | None) -> bool:
+        if self.silent or state != "running" or self._progress is None:
+            return False
+        if stage is None or stage != self._progress_stage:
+            return False
+        if clock - self._progress < self.stall_after_s:
+            return False
+        self.silent = True
+        return True
+
+    def _measure_rate(self, event: EventBase) -> None:
+        if event.sim_ts is None:
+            self.rate = 1.0
+            return
+        ts, sim = event.ts.timestamp(), event.sim_ts.timestamp()
+        if self._anchor is None or ts < self._anchor[0]:
+            self._anchor = (ts, sim)
+            return
+        span = ts - self._anchor[0]
+        if span < _RATE_SPAN_S:
+            return
+        rate = (sim - self._anchor[1]) / span
+        if math.isfinite(rate) and rate > 0:
+            low, high = _RATE_BOUNDS
+            self.rate = min(max(rate, low), high)
+        self._anchor = (ts, sim)
