@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
+import shutil
+import subprocess
 import sys
 import uuid
 from typing import Any
@@ -16,7 +19,7 @@ import pytest
 from ito_tui.cli import main
 from ito_tui.commands import proposals
 
-from .conftest import Result
+from .conftest import ITO_TUI, Result, subprocess_env
 from .test_commands import SPEC, submit, wait_for_proposal
 
 SMALL = (
@@ -206,3 +209,24 @@ def test_checkpoints_lists_ids_as_the_backend_records_them(cli, backend) -> None
         assert line.startswith(ckpt["checkpoint_id"])
         assert ckpt["created_at"][:10] in line  # the date, then the UTC time
     assert cli("checkpoints", "run_nope").code == 11
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("jq") is None, reason="needs jq")
+@pytest.mark.parametrize(("scenario", "code"), [("happy", 0), ("gate-fail", 3)])
+def test_train_watch_json_pipes_into_jq(backend, scenario: str, code: int) -> None:
+    """`ito-tui train … --yes --watch --json | jq` end to end, in a real shell pipeline."""
+    train = [str(ITO_TUI), "train", *SPEC, "--yes", "--watch", "--json", "--scenario", scenario]
+    line = shlex.join(train) + " | jq -c '[.seq, .type]'"
+    r = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", line],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == code, r.stderr[-2000:]  # ito-tui's code: jq parsed every line
+    pairs = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [seq for seq, _ in pairs] == list(range(1, len(pairs) + 1))
+    assert pairs[-1][1] == ("run.completed" if code == 0 else "run.failed")
