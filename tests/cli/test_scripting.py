@@ -10,7 +10,9 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -230,3 +232,55 @@ def test_train_watch_json_pipes_into_jq(backend, scenario: str, code: int) -> No
     pairs = [json.loads(x) for x in r.stdout.splitlines()]
     assert [seq for seq, _ in pairs] == list(range(1, len(pairs) + 1))
     assert pairs[-1][1] == ("run.completed" if code == 0 else "run.failed")
+
+
+class _CancelledMeanwhile(io.StringIO):
+    """A terminal at which, while the prompt waits, someone else cancels the run."""
+
+    def __init__(self, url: str, run_id: str) -> None:
+        super().__init__()
+        self.url, self.run_id = url, run_id
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> str:
+        headers = {"Authorization": "Bearer hunter2", "Idempotency-Key": str(uuid.uuid4())}
+        reply = httpx.post(f"{self.url}/v1/runs/{self.run_id}/cancel", json={}, headers=headers)
+        assert reply.status_code == 202, reply.text
+        wait_for(httpx.Client(base_url=self.url, headers=headers), self.run_id, _ended)
+        return "cancel\n"
+
+
+def wait_for(
+    client: httpx.Client, run_id: str, predicate: Callable[[dict[str, Any]], bool]
+) -> None:
+    """Poll the run over raw HTTP until `predicate` holds (bounded)."""
+    deadline = time.monotonic() + 30
+    while not predicate(client.get(f"/v1/runs/{run_id}").json()):
+        assert time.monotonic() < deadline, "the run never got there"
+        time.sleep(0.05)
+
+
+def _ended(run: dict[str, Any]) -> bool:
+    return run["state"] in {"completed", "failed", "cancelled"}
+
+
+@pytest.mark.parametrize(("flags", "code"), [((), 9), (("--if-running",), 0)])
+def test_a_run_that_ends_before_the_cancel_lands(
+    backend, monkeypatch: pytest.MonkeyPatch, capsys, flags: tuple[str, ...], code: int
+) -> None:
+    from ito_tui.commands import runs
+
+    r = Result(main(["train", *SPEC, "--yes", "--scenario", "loss-spike"]), *capsys.readouterr())
+    run_id = r.out.strip()
+    wait_for(httpx.Client(base_url=backend.url, headers=backend.headers()), run_id,
+             lambda run: bool(run["pending_proposal_ids"]))  # fmt: skip
+    monkeypatch.setattr(runs, "interactive", lambda: True)
+    monkeypatch.setattr(sys, "stdin", _CancelledMeanwhile(backend.url, run_id))
+    done = Result(main(["cancel", run_id, "--json", *flags]), *capsys.readouterr())
+    assert done.code == code, done.err
+    if code == 0:  # 409 run.terminal: the same as a run that had ended before
+        assert strict(done.out)["state"] == "cancelled" and "already ended" in done.err
+    else:
+        assert done.out == "" and "already ended (cancelled)" in done.err
