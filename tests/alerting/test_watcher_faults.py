@@ -1,0 +1,115 @@
+"""The watcher when things go wrong: a silent run, a failing follower, a revoked token,
+more runs than it follows. desk_sim behind `Tamper` (tests/faults) over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import sim_config
+
+from ito_tui.alerting import RunsWatcher
+from ito_tui.client import AuthError
+from ito_tui.desk_sim import create_app
+from tests.faults.tamper import Tamper
+
+from .live import BOOKINGS, connect, start_run, until
+from .test_watcher import Recorder, watching
+
+
+@pytest.fixture
+def tampered(tmp_path: Path, serve_asgi: Callable[[Any], str]) -> Callable[..., tuple[str, Tamper]]:
+    def start(**overrides: Any) -> tuple[str, Tamper]:
+        tamper = Tamper(create_app(sim_config(tmp_path / "tampered.db", **overrides)))
+        return serve_asgi(tamper), tamper
+
+    return start
+
+
+async def test_a_run_that_stops_progressing_while_connected_is_silent_once(
+    tampered: Callable[..., tuple[str, Tamper]],
+) -> None:
+    url, tamper = tampered(scenario="happy", speed=4000.0)
+    seen_progress = 0
+
+    def hang(envelope: dict[str, Any]) -> dict[str, Any]:
+        # After three progress events of pretrain, its progress stops (an NCCL hang);
+        # the stream goes on with other events and heartbeats, on the simulated clock.
+        nonlocal seen_progress
+        if envelope.get("type") in ("stage.progress", "telemetry") and (
+            envelope.get("stage") == "pretrain"
+        ):
+            seen_progress += 1
+            if seen_progress > 3:
+                return {**envelope, "type": "x.still_here"}
+        return envelope
+
+    tamper.event_hook(hang)
+    async with connect(url, "s3cret") as alice:
+        run_id = await start_run(alice, BOOKINGS[0], "happy")
+    async with watching(url, stall_after_s=600.0) as (_watcher, seen):
+        await until(lambda: bool(seen.of("run_end")), what="the run's end")
+    (silent,) = seen.of("silent")
+    assert (silent.run_id, silent.stage) == (run_id, "pretrain")
+    assert silent.summary == (
+        f"{run_id}: no progress for 10 min while the backend is connected; "
+        "it has not reported a fault."
+    )
+
+
+async def test_a_failing_follower_is_dropped_and_picked_up_at_the_next_poll(
+    tampered: Callable[..., tuple[str, Tamper]],
+) -> None:
+    url, tamper = tampered(scenario="happy", speed=2000.0)
+    async with connect(url, "s3cret") as alice:
+        flaky = await start_run(alice, BOOKINGS[0], "happy")
+        steady = await start_run(alice, BOOKINGS[1], "happy")
+    # The flaky run's stream is refused twice (a 404 is final for a stream), then served.
+    tamper.answer(rf"^/v1/runs/{flaky}/events$", lambda i: (404, {}) if i < 2 else None)
+    async with watching(url) as (watcher, seen):
+        await until(lambda: len(seen.of("run_end")) == 2, what="both ends", within=60)
+        assert watcher.polls >= 3  # a poll per failure, then the one that followed it
+    assert {a.run_id for a in seen.of("run_end")} == {flaky, steady}
+    assert tamper.count(rf"/v1/runs/{flaky}/events") >= 3
+
+
+async def test_a_revoked_token_stops_the_watcher(
+    tampered: Callable[..., tuple[str, Tamper]],
+) -> None:
+    url, tamper = tampered(scenario="loss-spike", speed=1000.0, approval_speed=1.0)
+    seen = Recorder()
+    async with connect(url, "s3cret") as alice:
+        await start_run(alice, BOOKINGS[0], "loss-spike")
+        watcher = RunsWatcher(alice, on_alert=seen.alert, on_change=seen.change, poll_s=1.0)
+        task = asyncio.create_task(watcher.run())
+        await until(lambda: bool(watcher.following), what="a run followed")
+        tamper.revoke()
+        with pytest.raises(AuthError):
+            await asyncio.wait_for(task, 20)
+    assert not watcher.following
+
+
+async def test_the_runs_setting_and_the_cap_choose_what_is_followed(
+    sim_factory: Callable[..., Any],
+) -> None:
+    sim = sim_factory(scenario="loss-spike", speed=20_000.0, approval_speed=1.0)
+    async with connect(sim.url, "s3cret") as alice:
+        runs = [await start_run(alice, booking, "loss-spike") for booking in BOOKINGS[:3]]
+        async with watching(sim.url, runs=[runs[2]]) as (watcher, seen):
+            await until(lambda: watcher.polls >= 1 and bool(watcher.following), what="one run")
+            assert watcher.following == (runs[2],)
+            await until(lambda: bool(seen.needs.pending), what="its proposal")
+            assert {p.run_id for p in seen.needs.pending} == {runs[2]}
+        async with watching(sim.url, max_followed=2) as (watcher, seen):
+            await until(lambda: len(seen.needs.pending) == 2, what="two followed runs' proposals")
+            first = set(watcher.following)
+            assert len(first) == 2
+            # One of them decided and ended: the third run takes its place.
+            done = seen.needs.pending[0]
+            await alice.approve(done.proposal_id)
+            await until(lambda: set(runs) - {done.run_id} <= set(watcher.following), what="refill")
+            await until(lambda: len(seen.needs.pending) == 2, what="the third run's proposal")
+            assert {p.run_id for p in seen.needs.pending} == set(runs) - {done.run_id}
