@@ -27,6 +27,7 @@ HEADLESS = [
     "ito_tui.cli",
     "ito_tui.commands",
     "ito_tui.alerting",
+    "ito_tui.alerting.watcher",
 ]
 
 

@@ -183,6 +183,7 @@ class RunsWatcher:
             if str(s.state) not in _TERMINAL and (not self.only or s.run_id in self.only)
         ]
         ids = {s.run_id for s in active}
+        self._failing &= ids  # bounded: only runs still active can fail again
         for run_id in [r for r in self._pending if r not in ids and r not in self._followers]:
             await self._settle(run_id)  # ended (or left the list) while not followed
         for summary in sorted(active, key=_priority):
