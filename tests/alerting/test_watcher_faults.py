@@ -113,3 +113,26 @@ async def test_the_runs_setting_and_the_cap_choose_what_is_followed(
             await until(lambda: set(runs) - {done.run_id} <= set(watcher.following), what="refill")
             await until(lambda: len(seen.needs.pending) == 2, what="the third run's proposal")
             assert {p.run_id for p in seen.needs.pending} == set(runs) - {done.run_id}
+
+
+async def test_an_unreachable_runs_list_is_retried_at_most_once_a_second_then_followed(
+    tampered: Callable[..., tuple[str, Tamper]],
+) -> None:
+    url, tamper = tampered(scenario="loss-spike", speed=1000.0, approval_speed=1.0)
+    down = True
+    tamper.answer(r"^/v1/runs$", lambda i: (503, {}) if down else None)
+    async with connect(url, "s3cret") as alice:
+        run_id = await start_run(alice, BOOKINGS[0], "loss-spike")
+    async with watching(url) as (watcher, seen):
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        await until(lambda: tamper.count(r"/v1/runs") >= 3, what="a first failed poll")
+        await asyncio.sleep(3.0)
+        # Each poll is the client's 3 attempts; polls never come faster than once a second
+        # (after a failure they back off, jittered, from 1 s up to 5 minutes).
+        polls_made = tamper.count(r"/v1/runs") / 3
+        assert 1 <= polls_made <= 1 + (loop.time() - start), polls_made
+        assert watcher.polls == 0 and not watcher.following
+        down = False
+        await until(lambda: run_id in watcher.following, what="followed once it answers")
+        await until(lambda: bool(seen.needs.pending), what="its proposal")
