@@ -114,16 +114,14 @@ class Output:
     ) -> None:
         self.stdout = stdout if stdout is not None else sys.stdout
         self.stderr = stderr if stderr is not None else sys.stderr
+        self.environ = environ
         self.color = color_enabled(self.stdout, environ)
         self.err_color = color_enabled(self.stderr, environ)
 
     def to_stderr(self) -> Output:
-        """An Output whose results go to stderr too (an estimate `train` shows a person
+        """An Output whose results go to stderr too (the estimate `train` shows a person
         while stdout carries only the run id or the Run)."""
-        view = Output.__new__(Output)
-        view.stdout = view.stderr = self.stderr
-        view.color = view.err_color = self.err_color
-        return view
+        return Output(self.stderr, self.stderr, self.environ)
 
     # ------------------------------------------------------------ styling
 
