@@ -1,4 +1,5 @@
-"""HeaderStrip: one line with the backend host, operator, connection state and a DEMO badge."""
+"""HeaderStrip: one line with the backend host, operator, connection state, what needs you
+and a DEMO badge."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.textsafe import visible
+from ito_tui.tui.widgets.runfmt import duration
 
 _CONNECTION_STYLES = (
     ("live", "$gate-passed", "●"),
@@ -32,6 +34,10 @@ class HeaderStrip(Widget):
     Shows the backend host only (never a path or credentials), the operator,
     the connection state as a glyph *and* a word, and DEMO whenever the backend
     is simulated. Text from the backend is rendered literally.
+
+    `needs_you` pending proposals across every run show as `⚠ 2 need you · 2m41s`, the
+    time being the nearest expiry (`needs_you_left_s`; the app refreshes it). Like the
+    badges, that counter is never cut: the rest of the line gives way.
     """
 
     DEFAULT_CSS = """
@@ -50,6 +56,8 @@ class HeaderStrip(Widget):
     demo: reactive[bool] = reactive(False)
     title: reactive[str] = reactive("")
     read_only: reactive[bool] = reactive(False)
+    needs_you: reactive[int] = reactive(0)
+    needs_you_left_s: reactive[float | None] = reactive(None)
 
     def __init__(
         self,
@@ -83,6 +91,12 @@ class HeaderStrip(Widget):
         left += [" · ", (f"{glyph} {visible(self.connection)}", style)]
         content = Content.assemble(*left)
         badges: list[Content] = []
+        if self.needs_you:
+            badges.append(
+                Content.styled(
+                    needs_you_text(self.needs_you, self.needs_you_left_s), "bold $needs-human"
+                )
+            )
         if self.read_only:
             badges.append(Content.styled(" READ-ONLY ", "bold reverse $needs-human"))
         if self.demo:
@@ -94,3 +108,11 @@ class HeaderStrip(Widget):
         room = max(0, self.size.width - badge.cell_length - 1)
         content = content.truncate(room, ellipsis=True, pad=True)
         return Content.assemble(content, " ", badge)
+
+
+def needs_you_text(count: int, left_s: float | None) -> str:
+    """`⚠ 1 needs you · 2m41s`: pending proposals and the nearest one's time to expiry."""
+    text = f"⚠ {count:,} {'needs' if count == 1 else 'need'} you"
+    if left_s is not None:
+        text += f" · {duration(max(0.0, left_s))}"
+    return text
