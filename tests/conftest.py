@@ -82,6 +82,13 @@ def sim_config(db_path: Path, **overrides: Any) -> SimConfig:
 
 
 @pytest.fixture(autouse=True)
+def private_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own state dir, never the user's: the TUI remembers there which alerts
+    it sent (a run id of one test's desk_sim would silence the same alert in the next)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg_state_home"))
+
+
+@pytest.fixture(autouse=True)
 def forget_registered_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tokens a test's client sent stay redacted in that test only (the registry is per process)."""
     from ito_tui import redaction

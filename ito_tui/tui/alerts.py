@@ -1,35 +1,44 @@
-"""Alerts for operators in tmux: a toast, the terminal bell and the terminal title.
+"""The app's alert router: each alert once, to the channels the settings allow.
 
-On a new proposal, a failed gate, a budget warning, an SLO breach and the end of a run
-the pipeline screen raises an `Alert`; each channel can be switched off in
-`Settings.alerts`. Textual does not set the terminal's title itself (`App.title` is only
-drawn by its Header widget), so the title is written as an OSC 2 sequence through the
-driver, which is what tmux shows as `#{pane_title}`.
+Every alert of every run the app follows (the `RunsWatcher`'s, and those of the run on
+a pipeline screen) comes through the app's one `Alerter`. A `SentLedger` lets each
+alert key through once, also across reconnects and restarts; then the alert goes to
+the channels `[alerts]` allows for its kind: a toast, the terminal bell, the terminal
+title (OSC 2, what tmux shows as `#{pane_title}`), a desktop notification (OSC 9 or
+777, wrapped for tmux's passthrough) and the command hook.
 
 A burst of alerts of one kind (3,000 SLO breaches from a backend replaying its faults)
-is one toast and one bell for the first, then one summary toast with the count at the end
-of a `COALESCE_S` window; the event log still lists each. One toast per alert cost Textual
-a re-layout of every toast on screen per alert: a core for tens of seconds, keys stuck.
+is one toast, one bell and one desktop notification for the first, then one summary
+toast with the count at the end of a `COALESCE_S` window; the event log still lists
+each and the command hook coalesces on its own. One toast per alert cost Textual a
+re-layout of every toast on screen per alert: a core for tens of seconds, keys stuck.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from ito_tui.contract import EventBase
-from ito_tui.format import percent, special_duration
+from ito_tui.alerting.osc import desktop_mode, in_tmux, notification
+from ito_tui.format import percent
 from ito_tui.textsafe import one_line
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from ito_tui.alerting.hook import CommandHook
+    from ito_tui.alerting.ledger import SentLedger
+    from ito_tui.alerting.model import Alert
+    from ito_tui.config import Alerts
     from ito_tui.state import RunState
 
-Severity = Literal["information", "warning", "error"]
+TEXTUAL_VERSION = "8.2.8"
+"""The Textual `write_to_terminal` was written against (`App._driver` is private)."""
 
 MAX_SENT = 200
 """Alerts an `Alerter` remembers (`sent`)."""
@@ -39,6 +48,9 @@ MAX_HELD = 8
 COALESCE_S = 2.0
 """After an alert, more of its kind within this window are counted and raised as one."""
 
+BASE_TITLE = "ito"
+"""The terminal title on a screen that is not a run's."""
+
 STAGE_WORDS = {"mid_train": "mid-train", "long_context": "long-context", "data_prep": "data prep"}
 
 PLURALS = {
@@ -46,60 +58,25 @@ PLURALS = {
     "gate_failed": "failed gates",
     "budget": "budget warnings",
     "slo": "SLO breaches",
+    "node_failed": "node failures",
+    "straggler": "stragglers",
+    "silent": "silent runs",
     "run_end": "run ends",
+    "proposal_missed": "missed proposals",
 }
 
 
-@dataclass(frozen=True)
-class Alert:
-    """Something an operator away from the pane should notice."""
+def write_to_terminal(app: App[Any], data: str) -> None:
+    """Write `data` (an OSC sequence) to the terminal the app draws on.
 
-    kind: str
-    """proposal, gate_failed, budget, slo, run_end."""
-    title: str
-    message: str
-    severity: Severity = "warning"
-
-
-def alert_for(event: EventBase, state: RunState) -> Alert | None:
-    """The alert an event raises, if any (pure: the screen decides when to call it)."""
-    data: Any = getattr(event, "data", None)
-    run = state.run_id
-    if event.type == "proposal.created" and data is not None:
-        p = data.proposal
-        return Alert(
-            "proposal",
-            "Needs approval",
-            f"{run}: {one_line(str(p.kind))} proposed; the run is paused until someone decides.",
-        )
-    if event.type == "gate.failed" and data is not None:
-        gate = data.gate
-        failing = ", ".join(one_line(r.benchmark) for r in gate.failing) or "a benchmark"
-        return Alert(
-            "gate_failed",
-            "Gate failed",
-            f"{run}: {one_line(str(gate.stage))} gate failed ({failing}); the run was stopped.",
-            "error",
-        )
-    if event.type == "budget.warning" and data is not None:
-        return Alert(
-            "budget",
-            "Budget warning",
-            f"{run}: ${data.usd_spent:,.0f} of ${data.budget_usd:,.0f} spent "
-            f"(≥ {percent(data.threshold_frac)}).",
-        )
-    if event.type == "slo.breached" and data is not None:
-        limit = "detect < 10 min" if str(data.slo) == "detect" else "resume < 15 min"
-        return Alert(
-            "slo",
-            "SLO breached",
-            f"{run}: fault {one_line(str(data.slo))} took {_minutes(data.value_s)} ({limit}).",
-        )
-    if event.terminal:
-        outcome = state.outcome or event.type.removeprefix("run.")
-        severity: Severity = "information" if outcome == "completed" else "error"
-        return Alert("run_end", f"Run {outcome}", f"{run} ended: {outcome}.", severity)
-    return None
+    Textual (8.2.8) has no public API to send a sequence to the terminal; the private
+    `App._driver` writes in order with the frames. This is the one place ito-tui
+    touches it (tests/tui/test_alerts.py fails on an upgrade that drops it). A headless
+    driver's `write` discards the data; before the driver starts there is none.
+    """
+    driver = getattr(app, "_driver", None)
+    if driver is not None:
+        driver.write(data)
 
 
 @dataclass
@@ -122,22 +99,16 @@ def summary_of(kind: str, total: int, more: int, seconds: float, latest: Alert) 
     `seconds` into the window: "3,000 SLO breaches" / "2,999 more in under 1 s …"."""
     what = PLURALS.get(kind, "alerts")
     span = "under 1 s" if seconds < 1 else f"{seconds:,.0f} s"
-    return Alert(
-        kind,
-        f"{total:,} {what}",
-        f"{more:,} more in {span} (each is in the event log); the latest: {latest.message}",
-        latest.severity,
+    return replace(
+        latest,
+        title=f"{total:,} {what}",
+        summary=f"{more:,} more in {span} (each is in the event log); the latest: {latest.summary}",
     )
-
-
-def _minutes(seconds: float) -> str:
-    """`21 min`, as the SLO limits are worded; NaN, ∞ or `>999d` when not a real time."""
-    return special_duration(seconds) or f"{seconds / 60:.0f} min"
 
 
 def terminal_title(state: RunState) -> str:
     """`ito · run_x · pretrain 42% · NEEDS APPROVAL` — the run at a glance."""
-    parts = ["ito", state.run_id]
+    parts = [BASE_TITLE, state.run_id]
     if state.terminal:
         parts.append(state.outcome or state.state)
     elif state.current_stage:
@@ -153,32 +124,71 @@ def terminal_title(state: RunState) -> str:
 
 
 class Alerter:
-    """Sends alerts through the channels the settings leave switched on."""
+    """Sends each alert once through the channels the settings leave switched on.
 
-    def __init__(self, app: App[Any]) -> None:
+    `ledger` remembers which alert keys went out (None: nothing is deduplicated);
+    `hook` is the `[alerts] command` (None: no command); `environ` picks the desktop
+    notification's sequence and says whether it needs tmux's passthrough.
+    """
+
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        ledger: SentLedger | None = None,
+        hook: CommandHook | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
         self.app = app
+        self.ledger = ledger
+        self.hook = hook
+        self.environ: Mapping[str, str] = os.environ if environ is None else environ
         self.sent: deque[Alert] = deque(maxlen=MAX_SENT)
         """The newest alerts raised (bounded: the TUI stays open for days)."""
         self.title: str | None = None
+        """The terminal title written last (None: never written)."""
+        self.desktop_sent = 0
+        """Desktop notifications written (one per burst of a kind)."""
+        self._base = BASE_TITLE
+        self._base_run: str | None = None
+        self._note: str | None = None
+        """The latest alert of another run for the title, until that run is on screen."""
+        self._note_run: str | None = None
+        self._pending_runs: tuple[str, ...] = ()
         self._held: deque[Alert] = deque(maxlen=MAX_HELD)
         """Toasts waiting for a screen that holds them (`HOLDS_TOASTS`) to close."""
         self._windows: dict[str, _Window] = {}
         """Per alert kind, the window its last raised alert or summary opened."""
 
-    def _switch(self, name: str) -> bool:
-        settings = getattr(self.app, "settings", None)
-        switches = getattr(settings, "alerts", None)
-        return bool(getattr(switches, name, True))
+    # ------------------------------------------------------------ channels
 
-    def alert(self, alert: Alert, *, toast: bool = True) -> None:
-        """Raise `alert` on every channel switched on; `toast=False` leaves the toast out.
+    def wants(self, kind: str, channel: str) -> bool:
+        """Whether `[alerts]` sends alerts of `kind` to `channel`."""
+        settings: Alerts | None = getattr(getattr(self.app, "settings", None), "alerts", None)
+        if settings is None:
+            return channel in ("bell", "toast", "title")
+        return settings.wants(kind, channel)
+
+    def alert(self, alert: Alert, *, toast: bool = True) -> bool:
+        """Raise `alert` on every channel it wants, unless its key went out already
+        (False then); `toast=False` leaves the toast out.
 
         Within `COALESCE_S` of the last raised alert of its kind it is only counted: the
-        window's end raises one summary (a toast, no second bell) and opens the next, so
-        a storm that goes on is one toast per kind per window. A window whose summary is
-        due but not raised yet (the loop is busy) keeps counting.
+        window's end raises one summary (a toast, no second bell or notification) and
+        opens the next, so a storm that goes on is one toast per kind per window. A
+        window whose summary is due but not raised yet (the loop is busy) keeps counting.
         """
+        if self.ledger is not None and not self.ledger.first_time(alert.key()):
+            return False
         self.sent.append(alert)
+        toast = toast and not self._covered(alert)
+        if self.hook is not None and self.wants(alert.kind, "command"):
+            self.hook.submit(alert)  # never blocks: the hook runs it as an asyncio task
+        other_run = alert.run_id != self._base_run
+        if alert.kind != "proposal" and other_run and self.wants(alert.kind, "title"):
+            # Someone glancing at tmux's window list sees it; a proposal is in the count.
+            self._note, self._note_run = f"⚠ {alert.run_id}: {alert.title}", alert.run_id
+            self._write_title()
         now = time.monotonic()
         window = self._windows.get(alert.kind)
         if window is not None and (now - window.opened < COALESCE_S or window.timer is not None):
@@ -188,9 +198,21 @@ class Alerter:
             if window.timer is None:
                 flush = partial(self._flush, alert.kind)
                 window.timer = self.app.set_timer(window.opened + COALESCE_S - now, flush)
-            return
+            return True
         self._windows[alert.kind] = _Window(now, before=1)
         self._raise(alert, toast=toast, ring=True)
+        return True
+
+    def _covered(self, alert: Alert) -> bool:
+        """Whether the screen on top is, or is about to show, the alert's proposal: the
+        proposal's modal, or its run's pipeline (which opens that modal itself)."""
+        if alert.kind != "proposal":
+            return False
+        top = self.app.screen
+        shows = getattr(top, "shows", None)
+        if callable(shows) and alert.proposal_id is not None and shows(alert.proposal_id):
+            return True
+        return getattr(top, "run_id", None) == alert.run_id and hasattr(top, "open_proposal")
 
     def _flush(self, kind: str) -> None:
         window = self._windows.pop(kind, None)
@@ -204,13 +226,22 @@ class Alerter:
         self._raise(summary, toast=window.toast, ring=False)
 
     def _raise(self, alert: Alert, *, toast: bool, ring: bool) -> None:
-        if toast and self._switch("toast"):
+        if toast and self.wants(alert.kind, "toast"):
             if getattr(self.app.screen, "HOLDS_TOASTS", False):
                 self._held.append(alert)
             else:
                 self._toast(alert)
-        if ring and self._switch("bell"):
+        if ring and self.wants(alert.kind, "bell"):
             self.app.bell()
+        if ring and self.wants(alert.kind, "desktop"):
+            self._desktop(alert)
+
+    def _desktop(self, alert: Alert) -> None:
+        settings = getattr(getattr(self.app, "settings", None), "alerts", None)
+        mode = desktop_mode(getattr(settings, "desktop", "auto"), self.environ)
+        if mode is not None:
+            write_to_terminal(self.app, notification(alert, mode, tmux=in_tmux(self.environ)))
+            self.desktop_sent += 1
 
     def release(self) -> None:
         """Show the toasts held while a screen that holds them was on top."""
@@ -218,17 +249,51 @@ class Alerter:
             self._toast(self._held.popleft())
 
     def _toast(self, alert: Alert) -> None:
-        self.app.notify(alert.message, title=alert.title, severity=alert.severity, markup=False)
+        self.app.notify(alert.summary, title=alert.title, severity=alert.severity, markup=False)
 
-    def set_title(self, title: str) -> None:
-        """Write the terminal title (OSC 2) when it changed; `title` records the last one.
+    # ------------------------------------------------------------ the terminal title
+
+    def set_title(self, title: str, run_id: str | None = None) -> None:
+        """Make `title` the base of the terminal title (`run_id`: the run it is about;
+        its alerts are in it already). Written when the title changes."""
+        self._base, self._base_run = title, run_id
+        if run_id is not None and self._note_run == run_id:
+            self._note = self._note_run = None  # the run the note was about is on screen
+        self._write_title()
+
+    def screen_changed(self, run_id: str | None) -> None:
+        """A screen came on top; `run_id` is the run it shows, if any. Held toasts show
+        when it does not hold them, and the title no longer describes a run that is
+        not on screen."""
+        self.release()
+        if run_id != self._base_run:
+            # Until that run's screen sets its own title (at once, once it is loaded).
+            self._base, self._base_run = BASE_TITLE, run_id
+        self._write_title()
+
+    def needs_you_changed(self, pending_runs: tuple[str, ...]) -> None:
+        """The runs of the pending proposals across every run (one entry per proposal)."""
+        self._pending_runs = pending_runs
+        self._write_title()
+
+    def _write_title(self) -> None:
+        """Write the composed title (OSC 2) when it changed; `title` records the last one.
 
         `App.title` is left alone: it is a reactive that repaints the whole screen, and no
-        widget here draws it. A headless driver's `write` does nothing.
+        widget here draws it.
         """
-        if title == self.title or not self._switch("title"):
+        settings = getattr(getattr(self.app, "settings", None), "alerts", None)
+        if not getattr(settings, "title", True):
             return
+        parts = [self._base]
+        others = [r for r in self._pending_runs if r != self._base_run]
+        if others and self.wants("proposal", "title"):
+            count = len(self._pending_runs)
+            parts.append(f"⚠ {count:,} NEED{'S' if count == 1 else ''} YOU")
+        if self._note is not None:
+            parts.append(self._note)
+        title = one_line(" · ".join(parts), max_len=120)
+        if title == self.title or (self.title is None and title == BASE_TITLE):
+            return  # unchanged, or nothing to say yet: the shell's own title stays
         self.title = title
-        driver = getattr(self.app, "_driver", None)  # Textual has no public title API
-        if driver is not None:
-            driver.write(f"\x1b]2;{title}\x07")
+        write_to_terminal(self.app, f"\x1b]2;{title}\x07")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import constants, on
@@ -16,21 +14,24 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from ito_tui import startup
-from ito_tui.tui import themes
 from ito_tui.tui.commands import ItoCommands, binding_commands
 from ito_tui.tui.errors import WorkerFailed, describe_failure
 from ito_tui.tui.format import safe
-from ito_tui.tui.keyorder import KeysInOrder
+from ito_tui.tui.navigation import is_runs_list, run_screen, runs_screen
+from ito_tui.tui.needs_you import AppAlerts
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.connect import Connected, LoginNeeded
 from ito_tui.tui.session import Session, TokenCell
+from ito_tui.tui.theming import ThemedApp
 from ito_tui.tui.widgets.header import HeaderStrip
 
 if TYPE_CHECKING:
     from textual.driver import Driver
 
+    from ito_tui.alerting.needs import NeedsYou
     from ito_tui.client import ItoClient
     from ito_tui.config import Settings
+    from ito_tui.tui.alerts import Alerter
     from ito_tui.tui.screens.spec_form import SpecFormScreen
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ FLOW_CAPABILITIES = ("runs.create", "estimates.create")
 """What picking a booking to train on needs from the backend."""
 
 
-class ItoApp(KeysInOrder[None]):
+class ItoApp(ThemedApp[None]):
     """The ito-tui application. Build it with `make_app`."""
 
     TITLE = "ito"
@@ -61,6 +62,14 @@ class ItoApp(KeysInOrder[None]):
             "ctrl+o", "bookings", "Bookings", id="app.bookings", tooltip="Go to the booking picker"
         ),
         Binding("ctrl+r", "runs", "Runs", id="app.runs", tooltip="List every run on the backend"),
+        Binding(
+            "ctrl+n",
+            "needs_you",
+            "Most urgent",
+            id="app.needs_you",
+            tooltip="Open the proposal that expires first, in any run",
+            show=False,  # the header's counter says when; the footer has no room at 80
+        ),
         Binding(
             "ctrl+l",
             "reconnect",
@@ -90,35 +99,11 @@ class ItoApp(KeysInOrder[None]):
             self._client = cast("ItoClient", client)
         else:
             self._client_factory = client
-        self._themes = themes.load_themes(_theme_dirs())
-        super().__init__()
+        super().__init__(settings.theme)
+        self.alerting = AppAlerts(self, settings, session)
+        """The app's watcher of every run, its alert router and the "needs you" counter."""
         highlight = start if start and start.startswith("bk_") else None
         self.add_mode(MAIN_MODE, lambda: BookingsScreen(highlight=highlight))
-        # Before the first frame, so it is painted in the chosen theme.
-        for theme in self._themes.themes.values():
-            self.register_theme(theme)
-        wanted = settings.theme
-        if wanted not in self.available_themes:
-            self._themes.notices.append(
-                f"Theme {wanted!r} not found: using {themes.DEFAULT_THEME}."
-            )
-            wanted = themes.DEFAULT_THEME
-        self._set_initial_theme(wanted)
-
-    def _set_initial_theme(self, name: str) -> None:
-        """Start in theme `name` as if it were Textual's default.
-
-        `self.theme = name` would run the theme watcher, which invalidates and re-parses
-        every stylesheet once more before the first frame (~20 ms of a ~330 ms cold
-        start, bench #1). Nothing is parsed yet, so set the name without the watcher and
-        do the rest of what it does: the theme classes and the ANSI colour mapping.
-        """
-        self.set_reactive(App.theme, name)
-        dark = self.current_theme.dark
-        classes = {c: False for c in self.classes if c.startswith("-theme-")}
-        classes.update({f"-theme-{name}": True, "-dark-mode": dark, "-light-mode": not dark})
-        self.update_classes(classes, update=False)
-        self._refresh_truecolor_filter(self.ansi_theme)
 
     @property
     def client(self) -> ItoClient:
@@ -142,19 +127,17 @@ class ItoApp(KeysInOrder[None]):
             return QuietLinuxDriver
         return driver
 
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return themes.app_variable_defaults(self.current_theme.to_color_system().generate())
-
     def on_mount(self) -> None:
         self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
-        for notice in self._themes.notices:
+        for notice in self.theme_notices:
             self.notify(notice, severity="warning", timeout=8, markup=False)
         # `ito-tui` paused the cyclic collector for start-up; the first frame ends it.
         self.call_after_refresh(startup.resume)
 
     async def on_unmount(self) -> None:
+        await self.alerting.aclose()
         if self._client is not None:
             await self._client.aclose()
 
@@ -165,14 +148,15 @@ class ItoApp(KeysInOrder[None]):
         session = self.session
         session.capabilities, session.operator = event.capabilities, event.operator
         self.set_connection("live")
+        self.alerting.start()  # every run alerts, whichever screen is up
         # The picker is already up. A run or the runs list, when that is where to start,
         # becomes the base of a stack of its own (Esc there does not fall into the picker).
         start, self.start = self.start, None
         screen: Screen[None] | None = None
         if start and start.startswith("run_"):
-            screen = _run_screen(start)
+            screen = run_screen(start)
         elif start != "bookings" and (event.active_runs or start == "runs"):
-            screen = _runs_screen()
+            screen = runs_screen()
         if screen is not None:
             base = self._start_base = screen
             self.add_mode(START_MODE, lambda: base)
@@ -243,12 +227,27 @@ class ItoApp(KeysInOrder[None]):
         """The spec form's run was accepted: show it in place of the form."""
         run_id = safe(event.run.run_id)
         self.notify(f"Run {run_id} submitted.", markup=False)
-        self.switch_screen(_run_screen(event.run.run_id))
+        self.switch_screen(run_screen(event.run.run_id))
 
     def _screen_changed(self, screen: Screen[Any]) -> None:
         # Screens of the run part build their own header strips: badge them too.
         for header in screen.query(HeaderStrip):
             header.read_only = self.session.read_only
+        self.alerting.screen_changed(screen)
+
+    @property
+    def alerter(self) -> Alerter:
+        """The one alert router: every screen's alerts go through it."""
+        return self.alerting.alerter
+
+    @property
+    def needs_you(self) -> NeedsYou:
+        """What waits for the operator across every run the app follows."""
+        return self.alerting.needs_you
+
+    def mark_seen(self, proposal_id: str) -> None:
+        """Note that the operator was shown `proposal_id`."""
+        self.alerting.mark_seen(proposal_id)
 
     def set_connection(self, state: str) -> None:
         """Show `state` in every header strip and remember it for new screens."""
@@ -288,7 +287,7 @@ class ItoApp(KeysInOrder[None]):
             # Hidden where it would do nothing: connecting, or already on the picker.
             return self.session.operator is not None and not isinstance(self.screen, BookingsScreen)
         if action == "runs":
-            return self.session.operator is not None and not _is_runs_list(self.screen)
+            return self.session.operator is not None and not is_runs_list(self.screen)
         return True
 
     def action_help(self) -> None:
@@ -300,6 +299,7 @@ class ItoApp(KeysInOrder[None]):
     def action_reconnect(self) -> None:
         """Start over from the connection step (keeps the token in memory)."""
         self.session.capabilities = self.session.operator = None
+        self.alerting.stop()  # the next `Connected` starts a fresh watcher
         self.set_connection("connecting")
         self._back_to_base()
         if isinstance(self.screen, BookingsScreen):
@@ -316,16 +316,16 @@ class ItoApp(KeysInOrder[None]):
         (Esc goes back to it). Whatever was open above either is closed, as ctrl+o does."""
         if self.session.capabilities is None or self.session.operator is None:
             return
-        if _is_runs_list(self._start_base):
+        if is_runs_list(self._start_base):
             if self.current_mode != START_MODE:
                 self.switch_mode(START_MODE)
             while len(self.screen_stack) > 1:
                 self.pop_screen()
             return
-        if _is_runs_list(self.screen):
+        if is_runs_list(self.screen):
             return
         self._back_to_base()
-        self.push_screen(_runs_screen())
+        self.push_screen(runs_screen())
 
     def show_booking(self, booking_id: str | None) -> None:
         """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
@@ -339,7 +339,7 @@ class ItoApp(KeysInOrder[None]):
 
     def show_run(self, run_id: str) -> None:
         """Open the run's pipeline screen over the current screen."""
-        self.push_screen(_run_screen(run_id))
+        self.push_screen(run_screen(run_id))
 
     def show_decisions(self) -> None:
         """Open the Decisions screen (every proposal across runs) over the current screen."""
@@ -355,47 +355,22 @@ class ItoApp(KeysInOrder[None]):
         if not isinstance(self.screen, DecisionsScreen):
             self.push_screen(DecisionsScreen())
 
+    def action_needs_you(self) -> None:
+        """Open the proposal that expires first, in whichever run, from any screen."""
+        self.alerting.jump()
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Keys of the current screen", self.action_help)
         yield SystemCommand("Bookings", "Go to the booking picker", self.action_bookings)
         yield SystemCommand("Runs", "List every run on the backend", self.action_runs)
+        yield SystemCommand("Most urgent proposal", "Expires first, any run", self.action_needs_you)
         yield SystemCommand(
             "Decisions", "Every proposal across runs: who decided what, when", self.show_decisions
         )
         yield SystemCommand("Reconnect", "Connect to the backend again", self.action_reconnect)
         yield SystemCommand("Log in", "Enter an operator token", self.action_login)
         yield from binding_commands(screen, skip=self)
-
-
-def _run_screen(run_id: str) -> Screen[None]:
-    """The run's pipeline screen (imported on first use: not on the way to the first frame)."""
-    from ito_tui.tui.screens.pipeline import PipelineScreen
-
-    return PipelineScreen(run_id)
-
-
-def _runs_screen() -> Screen[None]:
-    """The runs list (imported on first use, like the pipeline screen)."""
-    from ito_tui.tui.screens.runs import RunsScreen
-
-    return RunsScreen()
-
-
-def _is_runs_list(screen: object) -> bool:
-    """Whether `screen` is the runs list; its module is not imported to find out (if it is
-    not loaded yet, no runs list exists)."""
-    module = sys.modules.get("ito_tui.tui.screens.runs")
-    return module is not None and isinstance(screen, module.RunsScreen)
-
-
-def _theme_dirs() -> list[Path]:
-    from ito_tui import paths
-
-    dirs = [themes.builtin_themes_dir()]
-    with contextlib.suppress(OSError):
-        dirs.append(paths.themes_dir())
-    return dirs
 
 
 def make_app(

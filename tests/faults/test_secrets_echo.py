@@ -216,9 +216,9 @@ async def test_tui_notifications_and_terminal_title_never_show_an_echoed_token(
     titles: list[str] = []
     real_set_title = Alerter.set_title
 
-    def set_title(self: Alerter, title: str) -> None:
+    def set_title(self: Alerter, title: str, run_id: str | None = None) -> None:
         titles.append(title)
-        real_set_title(self, title)
+        real_set_title(self, title, run_id)
 
     monkeypatch.setattr(Alerter, "set_title", set_title)
     written = capture_titles(monkeypatch)

@@ -1,4 +1,5 @@
-"""A minimal host app for the run screens in snapshot tests: themes, session, a fake client.
+"""A minimal host app for the run screens in snapshot tests: themes, session, a fake client
+and the alert router.
 
 The real `make_app` connects first (capabilities, whoami); snapshot tests need a frozen,
 offline host, so this one wires only what the run screens use through `shell()`.
@@ -13,6 +14,7 @@ from pydantic import SecretStr
 from textual.app import App
 from textual.screen import Screen
 
+from ito_tui.tui.alerts import Alerter
 from ito_tui.tui.session import Session, TokenCell
 from ito_tui.tui.themes import (
     DEFAULT_THEME,
@@ -67,6 +69,8 @@ class RunScreensHarness(App[None]):
                 }
             )
         self._start = start
+        self.alerter = Alerter(self)
+        """The app's alert router, as `ItoApp.alerter` (no ledger: nothing is remembered)."""
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         generated = self.current_theme.to_color_system().generate()

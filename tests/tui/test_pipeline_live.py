@@ -79,8 +79,8 @@ async def test_showcase_stages_pass_in_order(sim_factory: Callable[..., Any], tm
         # What happened while the screen was open ended in pipeline order, once each.
         order = [s.value for s in STAGE_ORDER]
         assert ended and ended == order[len(order) - len(ended) :], ended
-        assert "completed" in (screen._alerter.title or "")
-        kinds = [a.kind for a in screen._alerter.sent]
+        assert "completed" in (app.alerter.title or "")
+        kinds = [a.kind for a in app.alerter.sent]
         assert kinds[-1] == "run_end"
 
 
@@ -109,7 +109,7 @@ async def test_a_run_opened_after_it_ended_shows_its_history_in_the_log(
         # ...while the state is the snapshot's, and nothing old rings or toasts.
         assert screen.run_state.last_seq == run.last_event_seq
         assert screen.run_state.outcome == "gate_failed"
-        assert screen._alerter is not None and list(screen._alerter.sent) == []
+        assert list(app.alerter.sent) == []
 
 
 @pytest.mark.faults

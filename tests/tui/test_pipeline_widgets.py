@@ -13,10 +13,12 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
+from ito_tui.alerting.model import alert_for
 from ito_tui.client.errors import BackendUnavailable
+from ito_tui.config import Alerts
 from ito_tui.contract import Failure, Proposal, make_event
 from ito_tui.state import RunState
-from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
+from ito_tui.tui.alerts import Alerter, terminal_title
 from ito_tui.tui.screens import pipeline as pipeline_module
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
@@ -112,14 +114,14 @@ def test_alerts_and_title_follow_events() -> None:
         alert = alert_for(event, state)
         if alert:
             kinds.append(alert.kind)
-    assert kinds == ["slo", "proposal"]
+    assert kinds == ["node_failed", "slo", "proposal"]
     assert terminal_title(state) == f"ito · {RUN_ID} · pretrain 43% · NEEDS APPROVAL"
 
 
 def test_alert_channels_can_be_switched_off() -> None:
     calls: list[str] = []
     app: Any = SimpleNamespace(
-        settings=SimpleNamespace(alerts=SimpleNamespace(bell=False, toast=True, title=False)),
+        settings=SimpleNamespace(alerts=Alerts(bell=False, toast=True, title=False, desktop="off")),
         notify=lambda *a, **k: calls.append("toast"),
         bell=lambda: calls.append("bell"),
         _driver=SimpleNamespace(write=calls.append),
@@ -234,18 +236,18 @@ async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_cl
         await settle(pilot)
         assert isinstance(app.screen, ProposalModal)
         screen = app.screen_stack[-2]
-        assert isinstance(screen, PipelineScreen) and screen._alerter is not None
-        assert [a.kind for a in screen._alerter.sent] == ["slo", "proposal"]
-        assert toasts == ["SLO breached"] and len(bells) == 2  # the modal is its own notice
+        assert isinstance(screen, PipelineScreen) and screen.alerter is not None
+        assert [a.kind for a in screen.alerter.sent] == ["node_failed", "slo", "proposal"]
+        assert toasts == ["Node failed", "SLO breached"] and len(bells) == 3  # the modal: notice
         warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
         seq = screen.run_state.last_seq + 1
         ts = "2026-11-29T23:30:00Z"
         screen._on_event(make_event("budget.warning", seq=seq, run_id=RUN_ID, ts=ts, data=warning))
-        assert toasts == ["SLO breached"] and len(bells) == 3  # rung at once, toast held
+        assert toasts == ["Node failed", "SLO breached"] and len(bells) == 4  # rung, toast held
         await pilot.press("escape")  # Decide later
         await pilot.pause()
         assert app.screen is screen
-        assert toasts == ["SLO breached", "Budget warning"]
+        assert toasts == ["Node failed", "SLO breached", "Budget warning"]
 
 
 async def test_every_chart_label_fits_its_column() -> None:
@@ -503,6 +505,6 @@ def test_alert_texts_show_non_finite_values_as_such(
         event = make_event(type_, seq=seq, run_id=RUN_ID, ts="2026-11-29T20:00:00Z", data=data)
         alert = alert_for(event, RunState.empty(RUN_ID))
         assert alert is not None
-        texts.append(alert.message)
+        texts.append(alert.summary)
     assert shown[0] in texts[0] and shown[1] in texts[1], texts
     assert "nan" not in " ".join(texts) and "inf" not in " ".join(texts)

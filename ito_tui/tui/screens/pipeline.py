@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from ito_tui.alerting.model import alert_for
 from ito_tui.client.errors import (
     AuthError,
     BackendUnavailable,
@@ -31,7 +32,7 @@ from ito_tui.client.errors import (
 )
 from ito_tui.contract import EventBase, Proposal, Run
 from ito_tui.state import RunState, RunTracker, TelemetryBank
-from ito_tui.tui.alerts import Alerter, alert_for, terminal_title
+from ito_tui.tui.alerts import terminal_title
 from ito_tui.tui.compositor import RowCropCompositor
 from ito_tui.tui.errors import WorkerFailed, forward_failure
 from ito_tui.tui.screens.cancel import CancelRunModal
@@ -49,6 +50,7 @@ from ito_tui.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
     from ito_tui.client import ConnectionState
+    from ito_tui.tui.alerts import Alerter
 
 CHART_INTERVAL_S = 0.1
 """Charts, stage list and log repaint at most 10 times a second."""
@@ -125,7 +127,6 @@ class PipelineScreen(Screen[None]):
         self._selected: str | None = None
         self._follow_current = True
         """The stage detail follows the current stage until the operator picks another."""
-        self._alerter: Alerter | None = None
         self._fetched: dict[str, Proposal] = {}
 
     # ------------------------------------------------------------ layout
@@ -159,13 +160,17 @@ class PipelineScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._alerter = Alerter(self.app)
         self.query_one("#log-search").display = False
         self._log_caption()
         self._dirty = set(FAST | SLOW)
         self._flush_fast()
         self._flush_slow()
         self._follow()
+
+    @property
+    def alerter(self) -> Alerter | None:
+        """The app's alert router (every run's alerts go through it, once each)."""
+        return getattr(self.app, "alerter", None)
 
     @property
     def run_state(self) -> RunState:
@@ -279,14 +284,18 @@ class PipelineScreen(Screen[None]):
             self.charts.fp8 = "8" in str(after.plan.precision)
         opened = event.type.startswith("proposal.") and self._proposal_changed(event)
         alert = alert_for(event, after)
-        if alert is not None and self._alerter is not None:
+        alerter = self.alerter
+        if alert is not None and alerter is not None:
             # A proposal's modal, opened just now, is its notice: a toast would cover it.
-            self._alerter.alert(alert, toast=not opened)
+            # The app's watcher may have sent this one already: the router sends it once.
+            alerter.alert(alert, toast=not opened)
 
     def on_screen_resume(self) -> None:
-        # Back from a modal (the proposal's): the toasts it held can show now.
-        if self._alerter is not None:
-            self._alerter.release()
+        # Back from a modal (the proposal's): the toasts it held can show now, and the
+        # terminal title is this run's once more.
+        if self.alerter is not None:
+            self.alerter.release()
+        self._mark("strip")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Say in the header that following stopped; the app's error sink tells why."""
@@ -433,8 +442,14 @@ class PipelineScreen(Screen[None]):
         if pending:
             ids = ", ".join(safe(p.proposal_id) for p in pending)
             strip.update(Text(f"⚠ NEEDS APPROVAL: {ids} waiting for a decision — press p"))
-        if self._alerter is not None and self.loaded:
-            self._alerter.set_title(terminal_title(s))
+        alerter = self.alerter
+        if alerter is not None and self.loaded and self._on_top():
+            alerter.set_title(terminal_title(s), self.run_id)
+
+    def _on_top(self) -> bool:
+        """Whether this screen is what the operator sees (alone or under a modal)."""
+        stack = self.app.screen_stack
+        return stack[-1] is self or (len(stack) > 1 and stack[-1].is_modal and stack[-2] is self)
 
     # ------------------------------------------------------------ interaction
 

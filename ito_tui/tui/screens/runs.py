@@ -3,11 +3,15 @@
 The list refreshes by polling `GET /v1/runs` (there is no list stream), and the next
 poll is armed only after the last one finished, so requests never overlap. The table is
 rebuilt only when a row actually changed, so an idle list writes nothing to the terminal.
+What the app's watcher knows across runs (`NeedsYouChanged`) adds the time left to a
+pending proposal (`⚠ 1 to approve · 2m10s`, counted down while one waits) and marks a
+run whose proposal was missed: `expired unseen`, `decided by bob`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
@@ -23,13 +27,15 @@ from textual.worker import Worker, WorkerState
 from ito_tui.contract import RunSummary
 from ito_tui.format import percent
 from ito_tui.tui.errors import forward_failure
+from ito_tui.tui.needs_you import NeedsYouChanged
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
-from ito_tui.tui.widgets.runfmt import safe, stage_label, usd
+from ito_tui.tui.widgets.runfmt import duration, safe, stage_label, usd
 
 if TYPE_CHECKING:
+    from ito_tui.alerting.needs import NeedsYou
     from ito_tui.tui.commands import Navigator
 
 STATE_FILTERS: tuple[str | None, ...] = (
@@ -52,8 +58,33 @@ FAILURE_WORDS = {
 """How "needs you" names a run's failure (a cancelled run's state says it all)."""
 
 
-def row_of(run: RunSummary, badge_style: str, fail_style: str) -> tuple[object, ...]:
+@dataclass(frozen=True)
+class Marks:
+    """What the app's watcher adds to a run's row."""
+
+    left_s: float | None = None
+    """Seconds until its nearest pending proposal expires."""
+    missed: str | None = None
+    """Its latest missed proposal: `expired unseen`, `decided by bob`."""
+
+
+def marks_of(needs_you: NeedsYou | None, run_id: str, now: datetime) -> Marks:
+    """The run's marks from what needs the operator across runs, at `now`."""
+    if needs_you is None:
+        return Marks()
+    nearest = next((p for p in needs_you.pending if p.run_id == run_id), None)
+    left = None
+    if nearest is not None and nearest.expires_at is not None:
+        left = (nearest.expires_at - now).total_seconds()
+    missed = needs_you.missed_for(run_id)
+    return Marks(left, missed[0].label() if missed else None)
+
+
+def row_of(
+    run: RunSummary, badge_style: str, fail_style: str, marks: Marks | None = None
+) -> tuple[object, ...]:
     """One table row; every backend string is made visible and never parsed as markup."""
+    marks = marks or Marks()
     stage = stage_label(run.current_stage) if run.current_stage else "–"
     if run.stage_progress_frac is not None and str(run.state) not in TERMINAL:
         stage += f" {percent(run.stage_progress_frac)}"
@@ -61,10 +92,16 @@ def row_of(run: RunSummary, badge_style: str, fail_style: str) -> tuple[object, 
     pending = len(run.pending_proposal_ids)
     kind = str(run.failure.kind) if run.failure is not None else ""
     if pending:
-        needs_you = Text(f"⚠ {pending} to approve", style=badge_style)
+        left = "" if marks.left_s is None else f" · {duration(max(0.0, marks.left_s))}"
+        needs_you = Text(f"⚠ {pending} to approve{left}", style=badge_style)
     elif kind and kind != "cancelled":
         # The stage column says which stage; the pipeline screen has the gate and detail.
         needs_you = Text(f"✗ {FAILURE_WORDS.get(kind, safe(kind))}", style=fail_style)
+        if marks.missed:
+            needs_you.append(f" · {safe(marks.missed)}")
+    elif marks.missed:
+        # Nobody decided it here: the run went on (or stopped) without this operator.
+        needs_you = Text(f"○ {safe(marks.missed)}", style=fail_style)
     else:
         needs_you = Text("")
     return (
@@ -171,6 +208,11 @@ class RunsScreen(Screen[None]):
         if self.is_mounted and self.fetches:
             self._fetch()
 
+    def on_needs_you_changed(self, event: NeedsYouChanged) -> None:
+        """The watcher's news (or the countdown's second): mark the rows again."""
+        if self.fetches:
+            self._fill()
+
     # ------------------------------------------------------------ polling
 
     @work(exclusive=True, group="runs-refresh", exit_on_error=False)
@@ -217,13 +259,24 @@ class RunsScreen(Screen[None]):
                 -r.updated_at.timestamp(),
             )
         )
-        rows = tuple(row_of(r, badge, failed) for r in shown)
+        needs_you: NeedsYou | None = getattr(self.app, "needs_you", None)
+        now = shell(self).session.clock()
+        rows = tuple(row_of(r, badge, failed, marks_of(needs_you, r.run_id, now)) for r in shown)
         plain = tuple(tuple(str(c) for c in row) for row in rows)
         self._caption()
         if plain == self._rows:
             return  # nothing changed: no repaint
-        self._rows = plain
         table = self.query_one(DataTable)
+        if [row[0] for row in plain] == [row[0] for row in self._rows]:
+            # The same runs in the same order (a countdown ticked): only the cells that
+            # changed are written, the cursor and the scroll stay.
+            for run, row, before, after in zip(shown, rows, self._rows, plain, strict=True):
+                for column, cell, old, new in zip(COLUMNS, row, before, after, strict=True):
+                    if old != new:
+                        table.update_cell(run.run_id, column, cell, update_width=True)
+            self._rows = plain
+            return
+        self._rows = plain
         selected = self.selected_run_id()
         table.clear()
         for run, row in zip(shown, rows, strict=True):
