@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,19 +24,41 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, Input, Static
+from textual.worker import Worker
 
-from ito_tui.client.errors import Conflict, ItoError
+from ito_tui.client.errors import (
+    AuthError,
+    BackendUnavailable,
+    Conflict,
+    ItoError,
+    TransportPolicyError,
+)
 from ito_tui.contract import Proposal
-from ito_tui.describe import KIND_TITLES
+from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.proposal_text import cost_text, decided_text, what_text, why_text
-from ito_tui.tui.widgets.runfmt import duration, safe
+from ito_tui.tui.widgets.loss_window import LossWindow
+from ito_tui.tui.widgets.proposal_text import (
+    approve_words,
+    cost_text,
+    decided_text,
+    title_text,
+    waiting_text,
+    what_text,
+    who_text,
+    why_text,
+)
+from ito_tui.tui.widgets.runfmt import safe
 from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline
+
+if TYPE_CHECKING:
+    from ito_tui.tui.session import Session
 
 CLOSE_GRACE_S = 1.0
 """After the outcome appears, the Close button ignores presses this long (Esc still closes)."""
 CONFIRM_WORD = "approve"
 """What the operator types to confirm an approval."""
+HISTORY_POINTS = 2000
+"""Telemetry points fetched for a modal's loss window (the pipeline's backfill size)."""
 
 
 class ProposalModal(ModalScreen[str | None]):
@@ -50,35 +73,7 @@ class ProposalModal(ModalScreen[str | None]):
     covered Cost, Who and the buttons for its 5 s. The bell and the terminal title still
     tell at once."""
 
-    DEFAULT_CSS = """
-    ProposalModal { align: center middle; }
-    ProposalModal > #proposal-box {
-        width: 100%;
-        max-width: 96;
-        height: auto;
-        max-height: 100%;
-        border: thick $needs-human;
-        background: $surface;
-        padding: 0 1;
-    }
-    ProposalModal #proposal-title { text-style: bold; color: $needs-human; }
-    ProposalModal #proposal-paused { text-style: bold; }
-    ProposalModal #proposal-decided { color: $needs-human; }
-    ProposalModal .-hidden { display: none; }
-    ProposalModal TextSparkline { height: 2; }
-    ProposalModal Input { margin-top: 1; }
-    ProposalModal #confirm-input { width: 20; margin: 0 2 0 0; }
-    ProposalModal Horizontal { height: auto; margin-top: 1; }
-    ProposalModal Button { margin-right: 2; }
-    ProposalModal #approve, ProposalModal #confirm-approve { background: $needs-human 40%; }
-    ProposalModal #reject { background: $gate-failed 30%; }
-    ProposalModal Button:focus { text-style: bold reverse; }
-    ProposalModal #confirm-label { height: auto; margin-top: 1; }
-    /* A toast raised just before the modal opened shows in the rows above it (header and
-       strips), never over the proposal (at 80×24 one hid Approve for its 5 s). */
-    ProposalModal > ToastRack { dock: top; align: right top; margin-bottom: 0; }
-    ProposalModal Toast { margin-top: 0; padding: 0 1; }
-    """
+    CSS_PATH = "proposal.tcss"
 
     BINDINGS = [
         Binding(
@@ -101,13 +96,18 @@ class ProposalModal(ModalScreen[str | None]):
         *,
         read_only: bool = False,
         loss_source: Callable[[int], ChartData] | None = None,
+        loss_history: bool = False,
         operator: str | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
+        """`loss_source` draws the run's live loss (the pipeline's); without one,
+        `loss_history` fetches the run's telemetry once and draws the loss up to the ask
+        (a proposal opened from the Decisions screen or the palette)."""
         super().__init__()
         self._initial = proposal
         self.read_only = read_only
         self.loss_source = loss_source
+        self.loss_history = loss_history and loss_source is None
         self.operator = operator
         self._clock = clock
         self._keys: dict[str, str] = {}
@@ -123,6 +123,8 @@ class ProposalModal(ModalScreen[str | None]):
             yield Static(id="proposal-why", markup=False)
             if self.loss_source is not None:
                 yield TextSparkline("loss", self.loss_source, sublabel="last 15m")
+            elif self.loss_history:
+                yield LossWindow(self._initial.created_at, id="loss-window")
             yield Static(id="proposal-what", markup=False)
             yield Static(id="proposal-cost", markup=False)
             yield Static(id="proposal-who", markup=False)
@@ -142,10 +144,10 @@ class ProposalModal(ModalScreen[str | None]):
                 yield Button("Decide later", id="decide-later", compact=True)
                 if not self.read_only:
                     yield Button("Reject", id="reject", compact=True)
-                    yield Button("Approve restart…", id="approve", compact=True)
+                    yield Button(approve_words(self._initial)[0], id="approve", compact=True)
             if not self.read_only:
                 yield Static(
-                    f"Approving restarts the run from the rollback point. Type "
+                    f"{approve_words(self._initial)[1]} Type "
                     f"'{CONFIRM_WORD}' and press Enter or Confirm.",
                     id="confirm-label",
                     classes="-hidden",
@@ -163,6 +165,8 @@ class ProposalModal(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.proposal = self._initial
         self._show(self._initial)
+        if self.loss_history:
+            self._load_loss()
 
     def on_key(self, event: events.Key) -> None:
         """Text typed while a button has focus goes to the comment, where it was meant to
@@ -192,28 +196,23 @@ class ProposalModal(ModalScreen[str | None]):
 
     def _show(self, proposal: Proposal) -> None:
         pending = str(proposal.status) == "pending"
-        self.query_one("#proposal-title", Static).update(
-            Text(
-                f"⚠ NEEDS APPROVAL · {KIND_TITLES.get(str(proposal.kind), safe(proposal.kind))}"
-                f" · {safe(proposal.proposal_id)} · run {safe(proposal.run_id)}"
-                if pending
-                else f"Proposal {safe(proposal.proposal_id)} · {safe(proposal.status)}"
-            )
-        )
+        self.query_one("#proposal-title", Static).update(title_text(proposal))
         self.query_one("#proposal-why", Static).update(why_text(proposal))
         self.query_one("#proposal-what", Static).update(what_text(proposal))
         self.query_one("#proposal-cost", Static).update(cost_text(proposal))
-        who = "Who   any operator allowed to decide proposals on this backend"
-        if self.operator:
-            who += f"; yours is recorded as {safe(self.operator)}"
-        if self.read_only:
-            who = "Who   read-only display: decide from a terminal that may decide"
-        self.query_one("#proposal-who", Static).update(Text(who))
+        who = self.query_one("#proposal-who", Static)
+        who.update(who_text(self.operator, read_only=self.read_only))
+        who.set_class(not pending, "-hidden")  # once decided, the decision says who
         decided = self.query_one("#proposal-decided", Static)
         decided.set_class(pending, "-hidden")
         if not pending:
+            # "Someone else" is news only to a modal opened to decide (not a record's).
+            asked = str(self._initial.status) == "pending"
             elsewhere = self._by_someone_else or bool(
-                proposal.decided_by and self.operator and proposal.decided_by != self.operator
+                asked
+                and proposal.decided_by
+                and self.operator
+                and proposal.decided_by != self.operator
             )
             decided.update(decided_text(proposal, by_someone_else=elsewhere))
             self._close_choices()
@@ -226,21 +225,31 @@ class ProposalModal(ModalScreen[str | None]):
 
     def _tick(self) -> None:
         """Redraw the countdown line (the only thing that changes every second)."""
-        p = self.proposal
-        if p is None:
-            return
-        paused = "The run is PAUSED while this waits." if p.run_paused else "The run continues."
-        if str(p.status) != "pending":
-            line = "The decision is recorded below."
-        else:
-            left = (p.expires_at - self.now()).total_seconds()
-            expiry = (
-                f"Expires in {duration(left)}; then it is {safe(p.on_expiry)}ed automatically."
-                if left > 0
-                else f"Expiring now; it will be {safe(p.on_expiry)}ed automatically."
+        if self.proposal is not None:
+            self.query_one("#proposal-paused", Static).update(
+                waiting_text(self.proposal, self.now())
             )
-            line = f"{paused} {expiry}"
-        self.query_one("#proposal-paused", Static).update(Text(line))
+
+    @work(exclusive=True, group="proposal-loss", exit_on_error=False)
+    async def _load_loss(self) -> None:
+        """Fetch the run's telemetry once for the loss window (no live stream here)."""
+        window = self.query_one(LossWindow)
+        try:
+            page = await shell(self).client.telemetry(
+                self._initial.run_id, max_points=HISTORY_POINTS
+            )
+        except (AuthError, BackendUnavailable, TransportPolicyError):
+            window.fail("the backend did not answer")
+            raise  # the session's problem: the app's error sink decides
+        except ItoError as exc:
+            # No chart (a missing runs.telemetry says so too); the decision stays possible.
+            window.fail(safe(str(exc)))
+            return
+        window.show(page.items)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "proposal-loss":
+            forward_failure(self, event)
 
     def _close_choices(self) -> None:
         """After a decision (ours or someone else's) only Close remains."""
@@ -374,3 +383,17 @@ class ProposalModal(ModalScreen[str | None]):
         self._sent = decision
         self.proposal = result
         self.in_flight = False
+
+
+def review_modal(proposal: Proposal, session: Session) -> ProposalModal:
+    """The modal for `proposal` away from its run's pipeline (the Decisions screen, the
+    palette): the decision while it is pending (unless the session is read-only), its
+    record once decided; the loss window drawn as it was when it was asked."""
+    pending, trigger = str(proposal.status) == "pending", proposal.trigger
+    return ProposalModal(
+        proposal,
+        read_only=session.read_only or not pending,
+        operator=session.operator,
+        # A loss chart only for what the loss triggered (not for a budget running out).
+        loss_history=trigger.loss is not None or trigger.loss_z is not None,
+    )
