@@ -14,7 +14,7 @@ from textual.drivers.headless_driver import HeadlessDriver
 from textual.pilot import Pilot
 
 from ito_tui.client import ItoClient
-from ito_tui.config import Settings
+from ito_tui.config import Alerts, Settings
 from ito_tui.contract import SimOptions, TrainingSpec
 from ito_tui.tui import make_app
 from ito_tui.tui.app import ItoApp
@@ -57,12 +57,13 @@ def live_app(
     *,
     token: str = "s3cret",  # noqa: S107 - the simulator's test token
     read_only: bool = False,
+    alerts: Alerts | None = None,
 ) -> tuple[ItoApp, ItoClient]:
     """The real app (make_app) opened on `run_id`, with its own client."""
     config = tmp / "config.toml"
     if not config.exists():
         config.write_text("", encoding="utf-8")
-    settings = Settings(backend_url=url, refresh_s=1.0)
+    settings = Settings(backend_url=url, refresh_s=1.0, alerts=alerts or Alerts())
     cell = TokenCell(SecretStr(token))
     client = ItoClient(url, token=cell)
     app = make_app(settings, client, read_only=read_only, start=run_id, token=cell)

@@ -1,0 +1,173 @@
+"""The app's alerts beyond the pane, against a real desk_sim: the command hook gets each
+alert as JSON, an alert goes out once across a restart, and 100 alerts in a burst leave
+the keys working (and the hook's processes bounded)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from faults.tamper import Tamper
+from pydantic import SecretStr
+
+from ito_tui.alerting.model import alert_for
+from ito_tui.client import ItoClient
+from ito_tui.config import Alerts
+from ito_tui.desk_sim import create_app
+from ito_tui.state import RunState
+from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.runs import RunsScreen
+
+from .live_alerts import PROPOSAL_SCALE, alert_app, following
+from .pipeline_live import start_run, wait_for
+from .shell_helpers import screen_text
+
+pytestmark = pytest.mark.slow
+
+RECORDER = """\
+import pathlib, sys, uuid
+out = pathlib.Path(sys.argv[1])
+(out / f"{uuid.uuid4().hex}.json").write_bytes(sys.stdin.buffer.read())
+"""
+"""An alert command that keeps what it read on stdin, one file per run."""
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
+
+
+def recorder(tmp_path: Path) -> tuple[tuple[str, ...], Path]:
+    script, out = tmp_path / "record.py", tmp_path / "hook-out"
+    script.write_text(RECORDER, encoding="utf-8")
+    out.mkdir()
+    return (sys.executable, str(script), str(out)), out
+
+
+def recorded(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*.json"))]
+
+
+async def proposal_event(url: str, run_id: str) -> Any:
+    """Run `run_id`'s proposal.created event as the backend replays it."""
+    async with ItoClient(url, token=SecretStr("s3cret")) as client:
+        stream = client.events(run_id, since_seq=0)
+        try:
+            async for event in stream:
+                if event.type == "proposal.created":
+                    return event
+        finally:
+            await stream.aclose()
+    raise AssertionError("no proposal.created")
+
+
+async def test_the_command_hook_gets_each_alert_as_json(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    sim = sim_factory(approval_speed=5.0)
+    argv, out = recorder(tmp_path)
+    app = alert_app(sim.url, alerts=Alerts(desktop="off", command=argv))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), what="the runs list")
+        await wait_for(pilot, lambda: app.alerting.watcher is not None)
+        run_b = await start_run(sim.url, "showcase", time_scale=PROPOSAL_SCALE)
+        await following(pilot, app, run_b)
+        await wait_for(pilot, lambda: bool(app.needs_you.pending), 60, "run B's proposal")
+        hook = app.alerter.hook
+        assert hook is not None
+        await wait_for(pilot, lambda: any(r["kind"] == "proposal" for r in recorded(out)), 30)
+    [body] = [r for r in recorded(out) if r["kind"] == "proposal"]
+    pending = app.needs_you.pending[0]
+    assert body["run_id"] == run_b and body["proposal_id"] == pending.proposal_id
+    assert body["stage"] == "pretrain" and body["severity"] == "warning"
+    assert body["summary"].startswith(f"{run_b}: ") and body["at"].endswith("Z")
+    assert body["expires_at"].endswith("Z") and isinstance(body["seq"], int)
+    raw = "".join(p.read_text(encoding="utf-8") for p in out.glob("*.json"))
+    assert sim.token not in raw
+    assert hook.failed == 0 and hook.timed_out == 0
+
+
+async def test_an_alert_goes_out_once_across_a_restart(
+    sim_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sim = sim_factory(approval_speed=5.0)
+    first = alert_app(sim.url)
+    async with first.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: first.alerting.watcher is not None)
+        run_b = await start_run(sim.url, "showcase", time_scale=PROPOSAL_SCALE)
+        await following(pilot, first, run_b)
+        await wait_for(pilot, lambda: bool(first.needs_you.pending), 60, "run B's proposal")
+        await wait_for(pilot, lambda: any(a.kind == "proposal" for a in first.alerter.sent))
+    # The same event again after a restart (a restored backend replaying it, a resumed
+    # stream, the other source): the state dir remembers it went out.
+    event = await proposal_event(sim.url, run_b)
+    alert = alert_for(event, RunState.empty(run_b))
+    assert alert is not None
+    again = alert_app(sim.url, start="bookings")
+    async with again.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: again.alerting.watcher is not None)
+        bells = again.bells
+        assert again.alerter.alert(alert) is False
+        assert again.bells == bells
+    # Another state dir has no such memory: the same alert goes out there.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-state"))
+    other = alert_app(sim.url, start="bookings")
+    async with other.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: other.alerting.watcher is not None)
+        bells = other.bells
+        assert other.alerter.alert(alert) is True
+        assert other.bells == bells + 1
+
+
+@pytest.mark.faults
+async def test_keys_work_in_order_during_a_burst_of_100_alerts(
+    tmp_path: Path, serve_asgi: Callable[[Any], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import sim_config
+
+    tamper = Tamper(create_app(sim_config(tmp_path / "burst.db", speed=2_000.0)))
+    url = serve_asgi(tamper)
+    armed = threading.Event()  # read on the server's thread
+
+    def breach(envelope: dict[str, Any]) -> dict[str, Any]:
+        data = {"slo": "resume", "fault_id": None, "value_s": 1260.0, "limit_s": 900.0}
+        return {**envelope, "type": "slo.breached", "data": data}
+
+    tamper.burst(100, breach, lambda e: armed.is_set() and e.get("type") == "telemetry")
+    argv, out = recorder(tmp_path)
+    # Silence is not the subject: at 2,000× a gate's quiet 10 simulated minutes are 0.3 s.
+    alerts = Alerts(desktop="off", command=argv, stall_after_s=604_800.0)
+    app = alert_app(url, alerts=alerts)
+    screens: list[str] = []
+    run_a = await start_run(url, "happy")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), what="the runs list")
+        await following(pilot, app, run_a)
+        app.screen_change_signal.subscribe(app, lambda s: screens.append(type(s).__name__))
+        bells = app.bells
+        armed.set()
+        await wait_for(pilot, lambda: tamper.offset > 0, 30, "the burst to be sent")
+        # Keys typed while the app applies the burst: handled, in order.
+        await pilot.press("ctrl+o", "ctrl+r", "ctrl+o")
+        await wait_for(pilot, lambda: len(screens) >= 3, 30, "three screen changes")
+        assert screens[:3] == ["BookingsScreen", "RunsScreen", "BookingsScreen"]
+        assert isinstance(app.screen, BookingsScreen)
+        await wait_for(pilot, lambda: "100 SLO breaches" in screen_text(pilot), 15, "summary")
+        hook = app.alerter.hook
+        assert hook is not None
+        await wait_for(pilot, lambda: not hook.busy, 30, "the hook to finish")
+    slo = [a for a in app.alerter.sent if a.kind == "slo"]
+    assert len(slo) == 100 and app.bells - bells == 1
+    # At most one process of a kind at a time: 100 alerts are two runs, the second
+    # carrying the count of those it stands for; every alert delivered or coalesced.
+    bodies = [b for b in recorded(out) if b["kind"] == "slo"]
+    assert len(bodies) == hook.delivered == 2, bodies
+    assert hook.delivered + hook.coalesced == 100
+    assert bodies[-1].get("coalesced") == 98 or bodies[0].get("coalesced") == 98
