@@ -1,8 +1,10 @@
-"""Command palette: every action of the current screen, and any booking or run by id."""
+"""Command palette: every action of the current screen, any booking or run by id, and
+every proposal waiting for a decision on any run."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -11,11 +13,16 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.screen import Screen
 
+from ito_tui.describe import KIND_SHORT
+from ito_tui.textsafe import one_line
 from ito_tui.tui.format import safe
 from ito_tui.tui.session import Shell
+from ito_tui.tui.widgets.runfmt import duration
 
 if TYPE_CHECKING:
-    from ito_tui.contract import Booking, RunSummary
+    from textual.app import App
+
+    from ito_tui.contract import Booking, Proposal, RunSummary
 
 
 class Navigator(Shell, Protocol):
@@ -26,6 +33,11 @@ class Navigator(Shell, Protocol):
     def show_run(self, run_id: str) -> None: ...
 
     def show_decisions(self) -> None: ...
+
+
+ALSO_APP_COMMANDS = frozenset({"runs.decisions"})
+"""Screen keys for what one of the app's own palette commands offers on every screen
+("Decisions"): the palette lists it once."""
 
 
 def binding_commands(screen: Screen[object], skip: object) -> Iterable[SystemCommand]:
@@ -43,6 +55,7 @@ def binding_commands(screen: Screen[object], skip: object) -> Iterable[SystemCom
             or not binding.id
             or not binding.description
             or binding.system
+            or binding.id in ALSO_APP_COMMANDS
             or active.node is skip
             or (id(active.node), binding.action) in seen
         ):
@@ -71,38 +84,85 @@ def run_line(run: RunSummary) -> str:
     return line
 
 
+def proposal_line(proposal: Proposal, now: datetime) -> str:
+    """A pending proposal as the palette lists it: id, run, kind, time left."""
+    kind = KIND_SHORT.get(str(proposal.kind), one_line(str(proposal.kind)))
+    left = (proposal.expires_at - now).total_seconds()
+    expiry = f"expires in {duration(left)}" if left > 0 else "expiring now"
+    return (
+        f"Proposal {one_line(proposal.proposal_id)} · {one_line(proposal.run_id)} · {kind} "
+        f"· {expiry}"
+    )
+
+
+REVIEW_HELP = "Review it: its modal sends nothing until you decide there"
+
+
+def review(app: App[object], proposal: Proposal) -> None:
+    """Open `proposal`'s modal over whatever is on screen (its own run's pipeline, if that
+    is below, keeps it up to date: the modal `shows` it)."""
+    from ito_tui.tui.screens.proposal import review_modal  # not on the way to the first frame
+
+    top = app.screen
+    shows = getattr(top, "shows", None)
+    if callable(shows) and shows(proposal.proposal_id):
+        return  # its modal is up already
+    app.push_screen(review_modal(proposal, cast("Navigator", app).session))
+
+
 class ItoCommands(Provider):
-    """Bookings and runs fetched once when the palette opens, searchable by id."""
+    """Pending proposals, bookings and runs fetched once when the palette opens, searchable
+    by id; one endpoint that fails leaves the others' entries."""
 
     async def startup(self) -> None:
-        from ito_tui.client import ItoError
+        from ito_tui.client import AuthError, BackendUnavailable, ItoError, TransportPolicyError
 
-        self._entries: list[tuple[str, Callable[[], None]]] = []
+        self._entries: list[tuple[str, Callable[[], None], str | None]] = []
         app = cast("Navigator", self.app)
         caps = app.session.capabilities
         if caps is None:
             return
-        try:
-            if caps.has("bookings.read"):
-                for booking in await app.client.bookings():
-                    self._entries.append(
-                        (_booking_line(booking), partial(app.show_booking, booking.booking_id))
-                    )
-            if caps.has("runs.read"):
-                for run in await app.client.runs():
-                    self._entries.append((run_line(run), partial(app.show_run, run.run_id)))
-        except ItoError:
-            # The palette still offers every action; the screens report backend errors.
-            return
+        # What waits for a person first, nearest expiry first: the palette is a way to it.
+        fetches: list[tuple[str, Callable[[Navigator], Awaitable[None]]]] = [
+            ("proposals.read", self._proposals),
+            ("bookings.read", self._bookings),
+            ("runs.read", self._runs),
+        ]
+        for capability, fetch in fetches:
+            if not caps.has(capability):
+                continue
+            try:
+                await fetch(app)
+            except (AuthError, BackendUnavailable, TransportPolicyError):
+                return  # the session's problem: the next endpoint would fail alike
+            except ItoError:
+                # The palette still offers every action; the screens report backend errors.
+                continue
+
+    async def _proposals(self, app: Navigator) -> None:
+        pending = await app.client.all_proposals(status="pending")
+        now = app.session.clock()
+        for proposal in sorted(pending, key=lambda p: (p.expires_at, p.proposal_id)):
+            command = partial(review, self.app, proposal)
+            self._entries.append((proposal_line(proposal, now), command, REVIEW_HELP))
+
+    async def _bookings(self, app: Navigator) -> None:
+        for booking in await app.client.bookings():
+            command = partial(app.show_booking, booking.booking_id)
+            self._entries.append((_booking_line(booking), command, None))
+
+    async def _runs(self, app: Navigator) -> None:
+        for run in await app.client.runs():
+            self._entries.append((run_line(run), partial(app.show_run, run.run_id), None))
 
     async def discover(self) -> Hits:
-        for text, command in self._entries:
-            yield DiscoveryHit(Content(text), command, text=text)
+        for text, command, help_text in self._entries:
+            yield DiscoveryHit(Content(text), command, text=text, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for text, command in self._entries:
+        for text, command, help_text in self._entries:
             score = matcher.match(text)
             if score > 0:
                 # Content(text), not markup: ids and states come from the backend.
-                yield Hit(score, Content(text), command, text=text)
+                yield Hit(score, Content(text), command, text=text, help=help_text)
