@@ -20,6 +20,7 @@ _WHAT = {
     "runs.read": "listing and opening runs",
     "runs.events": "following a run live",
     "proposals.decide": "deciding restart proposals",
+    "proposals.read": "reading proposals and who decided them (the Decisions screen)",
     "runs.cancel": "cancelling a run",
 }
 
