@@ -220,10 +220,6 @@ class DecisionsScreen(Screen[None]):
             self._ticker.stop()
             self._ticker = None
 
-    def on_resize(self) -> None:
-        if self.fetches:
-            self._fill()
-
     def _caption(self) -> None:
         status = self.status_filter or "all"
         if self.status_filter in STATUS_MATCH:

@@ -93,10 +93,12 @@ class DecisionTable(DataTable[Text]):
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
         self._columns: tuple[str, ...] = ()
         self._drawn: tuple[tuple[str, ...], ...] = ()
+        self._shown: tuple[Sequence[Proposal], datetime, frozenset[str]] | None = None
 
     def show(self, proposals: Sequence[Proposal], now: datetime, unseen: frozenset[str]) -> None:
         """Draw `proposals` (rebuilt only if a row, the columns or a style changed); the
         highlighted proposal stays highlighted while it is shown."""
+        self._shown = (proposals, now, unseen)
         columns = WIDE_COLUMNS if self.size.width >= WIDE else COLUMNS
         if columns != self._columns:
             self._columns, self._drawn = columns, ()
@@ -122,6 +124,11 @@ class DecisionTable(DataTable[Text]):
             self.add_row(*texts, key=p.proposal_id)
         if selected is not None and selected in {p.proposal_id for p in proposals}:
             self.move_cursor(row=self.get_row_index(selected))
+
+    def on_resize(self) -> None:
+        # The columns and the comment's room follow the width (first known after layout).
+        if self._shown is not None:
+            self.show(*self._shown)
 
     def _comment_room(self, rows: list[dict[str, str]]) -> int:
         """Cells left for the comment once the other columns and their padding take
