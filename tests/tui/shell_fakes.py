@@ -18,6 +18,7 @@ from ito_tui.contract import (
     Booking,
     Capabilities,
     Estimate,
+    Proposal,
     Run,
     RunSummary,
     TrainingSpec,
@@ -111,6 +112,18 @@ class FakeShellClient:
     async def runs(
         self, state: str | None = None, booking_id: str | None = None
     ) -> list[RunSummary]:
+        self._check()
+        return []
+
+    async def all_proposals(
+        self,
+        *,
+        status: str | None = None,
+        run_id: str | None = None,
+        decided_by: str | None = None,
+        since: datetime | None = None,
+        all_pages: bool = True,
+    ) -> list[Proposal]:
         self._check()
         return []
 

@@ -7,20 +7,24 @@ test_decisions_live.py; these cover what a real backend cannot be made to send o
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import Button, DataTable, Static
 
+from ito_tui.alerting.needs import MissedProposal, NeedsYou
 from ito_tui.client import ItoError
 from ito_tui.tui import ItoApp, make_app
 from ito_tui.tui.commands import ItoCommands, proposal_line
+from ito_tui.tui.needs_you import NeedsYouChanged
 from ito_tui.tui.screens.capability import CapabilityScreen
 from ito_tui.tui.screens.decisions import DecisionsScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import RunsScreen
-from ito_tui.tui.widgets.decision_table import matches
+from ito_tui.tui.widgets.decision_table import DecisionTable, matches
 from ito_tui.tui.widgets.loss_window import LossWindow
 
 from .decisions_fakes import RUN_A, RUN_B, FakeTrailClient, proposal, trail
@@ -280,3 +284,30 @@ async def test_the_palette_lists_decisions_once_and_each_pending_proposal() -> N
         modal = app.screen
         assert modal.shows("prop_c2d88e14f0b5_1") and not modal.read_only
         assert modal.focused is not None and modal.focused.id == "decide-later"
+
+
+async def test_a_proposal_that_expired_while_nobody_looked_says_so() -> None:
+    app = trail_app(FakeTrailClient())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_decisions(pilot)
+        table = screen.query_one(DecisionTable)
+        assert str(table.get_cell("prop_9f03d2e6b7aa_1", "status")) == "expired"
+        missed = MissedProposal(
+            RUN_B, "prop_9f03d2e6b7aa_1", "rollback_and_skip", "expired", None, NOW, seen=False
+        )
+        screen.post_message(NeedsYouChanged(NeedsYou(missed=(missed,))))
+        await pilot.pause(0.1)
+        assert str(table.get_cell("prop_9f03d2e6b7aa_1", "status")) == "expired unseen"
+        seen = dataclasses.replace(missed, seen=True)
+        screen.post_message(NeedsYouChanged(NeedsYou(missed=(seen,))))
+        await pilot.pause(0.1)
+        assert str(table.get_cell("prop_9f03d2e6b7aa_1", "status")) == "expired"
+
+
+def test_every_key_of_the_screen_is_described_and_safe_in_tmux() -> None:
+    swallowed = {"ctrl+a", "ctrl+b", "ctrl+s", "ctrl+j", "ctrl+enter"}
+    for binding in DecisionsScreen.BINDINGS:
+        assert isinstance(binding, Binding)
+        assert binding.id and binding.id.startswith("decisions.")
+        assert binding.description and binding.tooltip
+        assert not {k.strip() for k in binding.key.split(",")} & swallowed
