@@ -16,6 +16,7 @@ from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.screens.spec_form import SpecFormScreen
+from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.header import HeaderStrip
 
 from .live_alerts import PROPOSAL_SCALE, SLOW_SCALE, alert_app, following, proposals_of
@@ -136,4 +137,19 @@ async def test_a_proposal_that_expired_unseen_stays_on_the_runs_list(
         assert not app.needs_you.pending and "need" not in header_text(app)
         # It alerted as missed too, in our words.
         assert any(a.kind == "proposal_missed" for a in app.alerter.sent)
+        # The run's event log says so as well.
+        app.show_run(run_b)
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, PipelineScreen) and app.screen.loaded,
+            what="B's run",
+        )
+        log = app.screen.query_one(EventLogView)
+        pid = missed[0].proposal_id
+
+        def expiry() -> list[str]:
+            return [e.text for e in log.source(None, pid) if e.type == "proposal.expired"]
+
+        await wait_for(pilot, lambda: bool(expiry()), 20, "the expiry in the event log")
+        assert expiry() == [f"proposal {pid} (rollback_and_skip) expired unseen"]
     assert [p.status for p in await proposals_of(sim.url, run_b)] != ["pending"]

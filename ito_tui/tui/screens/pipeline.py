@@ -35,6 +35,7 @@ from ito_tui.state import RunState, RunTracker, TelemetryBank
 from ito_tui.tui.alerts import terminal_title
 from ito_tui.tui.compositor import RowCropCompositor
 from ito_tui.tui.errors import WorkerFailed, forward_failure
+from ito_tui.tui.needs_you import NeedsYouChanged
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.session import shell
@@ -128,6 +129,7 @@ class PipelineScreen(Screen[None]):
         self._follow_current = True
         """The stage detail follows the current stage until the operator picks another."""
         self._fetched: dict[str, Proposal] = {}
+        self._shown_unseen: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------ layout
 
@@ -177,7 +179,32 @@ class PipelineScreen(Screen[None]):
         return self.tracker.state
 
     def _log_entries(self, kind: str | None, query: str | None) -> list[Any]:
-        return self.tracker.log.filter(kind=kind, query=query)
+        entries = self.tracker.log.filter(kind=kind, query=query)
+        unseen = self._unseen()
+        if not unseen:
+            return entries
+        # An expiry nobody here looked at says so, as the runs list does.
+        return [
+            e._replace(text=f"{e.text} unseen")
+            if e.type == "proposal.expired" and any(f"proposal {pid} " in e.text for pid in unseen)
+            else e
+            for e in entries
+        ]
+
+    def _unseen(self) -> frozenset[str]:
+        """This run's proposals that expired while nobody had them open (the app knows)."""
+        needs_you = getattr(self.app, "needs_you", None)
+        if needs_you is None:
+            return frozenset()
+        missed = needs_you.missed_for(self.run_id)
+        return frozenset(m.proposal_id for m in missed if m.outcome == "expired" and not m.seen)
+
+    def on_needs_you_changed(self, event: NeedsYouChanged) -> None:
+        """The app's watcher saw a proposal of this run missed: the log says so."""
+        unseen = self._unseen()
+        if unseen != self._shown_unseen:
+            self._shown_unseen = unseen
+            self._mark("log")
 
     # ------------------------------------------------------------ the stream
 
@@ -295,7 +322,7 @@ class PipelineScreen(Screen[None]):
         # terminal title is this run's once more.
         if self.alerter is not None:
             self.alerter.release()
-        self._mark("strip")
+        self._mark("strip", "log")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Say in the header that following stopped; the app's error sink tells why."""
