@@ -60,7 +60,7 @@ PLURALS = {
     "slo": "SLO breaches",
     "node_failed": "node failures",
     "straggler": "stragglers",
-    "silent": "silent runs",
+    "silent": "silence alerts",
     "run_end": "run ends",
     "proposal_missed": "missed proposals",
 }
