@@ -7,6 +7,7 @@ test_decisions_live.py; these cover what a real backend cannot be made to send o
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from datetime import timedelta
 from typing import Any
@@ -311,3 +312,27 @@ def test_every_key_of_the_screen_is_described_and_safe_in_tmux() -> None:
         assert binding.id and binding.id.startswith("decisions.")
         assert binding.description and binding.tooltip
         assert not {k.strip() for k in binding.key.split(",")} & swallowed
+
+
+async def test_the_table_says_it_is_loading_until_the_trail_is_read() -> None:
+    client = FakeTrailClient()
+    answer = asyncio.Event()
+    real = client.all_proposals
+
+    async def slow(**filters: Any) -> list[Any]:
+        await answer.wait()
+        return await real(**filters)
+
+    client.all_proposals = slow  # type: ignore[method-assign]
+    app = trail_app(client)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.fetches)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, DecisionsScreen))
+        screen = app.screen
+        await pilot.pause(0.2)
+        table = screen.query_one(DecisionTable)
+        assert table.loading and not screen.has_class("-empty")  # not "no proposals yet"
+        answer.set()
+        await wait_for(pilot, lambda: screen.fetches == 1)
+        assert not table.loading and len(shown_ids(screen)) == 5
