@@ -134,7 +134,8 @@ class DecisionsScreen(Screen[None]):
             self._fetch()
 
     def on_needs_you_changed(self, event: Message) -> None:
-        """The app's watcher saw proposals come or go: mark the missed ones, read again."""
+        """The app's watcher's news: mark the proposals that expired unseen (the poll
+        brings the rest)."""
         unseen = _unseen(getattr(event, "needs_you", None))
         if unseen != self._unseen:
             self._unseen = unseen
