@@ -15,9 +15,9 @@ from ito_tui.tui.session import Session, TokenCell
 
 from .pipeline_live import wait_for
 
-PROPOSAL_SCALE = 15_000.0
-"""A showcase run at this time scale proposes its loss-spike rollback about 5 s after it
-starts: after the app is up and its watcher follows it."""
+PROPOSAL_SCALE = 10_000.0
+"""A showcase run at this time scale proposes its loss-spike rollback about 7 s after it
+starts: after the app's watcher (polling every second) follows it, even on a busy machine."""
 SLOW_SCALE = 20.0
 """A run that goes on for the whole test."""
 
@@ -57,13 +57,15 @@ def alert_app(
 
 
 async def following(pilot: Any, app: ItoApp, run_id: str) -> None:
-    """Wait until the app's watcher follows `run_id`'s stream."""
+    """Wait until the app's watcher follows `run_id`'s stream, before its proposal."""
     await wait_for(
         pilot,
         lambda: app.alerting.watcher is not None and run_id in app.alerting.watcher.following,
         30,
         f"the watcher to follow {run_id}",
     )
+    early = [p for p in app.needs_you.pending if p.run_id == run_id]
+    assert not early, f"{run_id} proposed before the watcher followed it (a slow machine?)"
 
 
 async def proposals_of(url: str, run_id: str) -> list[Any]:
