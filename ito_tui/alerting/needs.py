@@ -13,6 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
+from ito_tui.textsafe import one_line
+
+from .model import Alert
+
 if TYPE_CHECKING:
     from ito_tui.contract import Proposal
 
@@ -21,6 +25,7 @@ __all__ = [
     "MissedProposal",
     "NeedsYou",
     "PendingProposal",
+    "missed_alert",
     "missed_from",
     "pending_from",
 ]
@@ -120,4 +125,22 @@ def missed_from(
         return None
     return MissedProposal(
         proposal.run_id, proposal.proposal_id, str(proposal.kind), outcome, by, at, seen
+    )
+
+
+def missed_alert(missed: MissedProposal, status: str) -> Alert:
+    """The `proposal_missed` alert of `missed` (`status`: what the proposal became)."""
+    run, kind = one_line(missed.run_id), one_line(missed.kind)
+    if missed.outcome == "expired":
+        summary = f"{run}: the {kind} proposal {missed.label()} (rejected on expiry)."
+    else:
+        by = one_line(missed.by or "someone else")
+        summary = f"{run}: the {kind} proposal was {one_line(status)} by {by}."
+    return Alert(
+        "proposal_missed",
+        missed.run_id,
+        "Proposal missed",
+        summary,
+        at=missed.at,
+        proposal_id=missed.proposal_id,
     )

@@ -13,7 +13,9 @@ snapshot on (so history raises nothing) with a `state.RunTracker`, and:
   between two polls: its proposals are re-read);
 - flags a run that is connected but makes no progress for `stall_after_s` (`silence`).
 
-At most `max_followed` runs are followed (those waiting for a decision first). A
+A run a screen follows itself is lent to it (`lend`, `observe`, `give_back`; see
+`lending`): followed once, not twice. At most `max_followed` runs are followed (those
+waiting for a decision first). A
 follower that fails (404, a protocol error) drops its run, which is picked up again at
 the next poll; an `AuthError` stops the watcher (`run` raises it). Deduplication across
 restarts is the caller's (`SentLedger`): the watcher raises each event's alert once.
@@ -36,12 +38,14 @@ from ito_tui.contract import TERMINAL_RUN_STATES, Proposal, Run
 from ito_tui.state import RunTracker
 from ito_tui.textsafe import one_line
 
+from .lending import Lending, Loans
 from .model import Alert, alert_for, minutes
 from .needs import (
     MAX_MISSED,
     MissedProposal,
     NeedsYou,
     PendingProposal,
+    missed_alert,
     missed_from,
     pending_from,
 )
@@ -50,6 +54,7 @@ from .silence import SilenceClock
 if TYPE_CHECKING:
     from ito_tui.client import EventStream, ItoClient
     from ito_tui.contract import EventBase, RunSummary
+    from ito_tui.state import RunState
 
 __all__ = ["MissedProposal", "NeedsYou", "PendingProposal", "RunsWatcher"]
 
@@ -72,7 +77,7 @@ class _Follower:
     stream: EventStream | None = field(default=None, repr=False)
 
 
-class RunsWatcher:
+class RunsWatcher(Lending):
     """Follows every active run (or `runs`) for alerts; see the module docstring."""
 
     def __init__(
@@ -107,6 +112,10 @@ class RunsWatcher:
         self._needs = NeedsYou()
         self._fatal: BaseException | None = None
         self._wake = asyncio.Event()
+        self._loans = Loans(stall_after_s)
+        self._lent_tasks = set()
+        self._poll_soon = False
+        """A run was given back: list the runs at once, to follow it again."""
 
     def __repr__(self) -> str:
         return f"RunsWatcher({len(self._followers)} followed, {len(self._needs.pending)} pending)"
@@ -139,7 +148,8 @@ class RunsWatcher:
             while True:
                 if self._fatal is not None:
                     raise self._fatal
-                if loop.time() >= next_poll:
+                if loop.time() >= next_poll or self._poll_soon:
+                    self._poll_soon = False
                     try:
                         await self._poll()
                     except (AuthError, CapabilityMissing):
@@ -184,12 +194,13 @@ class RunsWatcher:
         ]
         ids = {s.run_id for s in active}
         self._failing &= ids  # bounded: only runs still active can fail again
-        for run_id in [r for r in self._pending if r not in ids and r not in self._followers]:
+        watched = self._followers.keys() | {r for r in self._pending if r in self._loans}
+        for run_id in [r for r in self._pending if r not in ids and r not in watched]:
             await self._settle(run_id)  # ended (or left the list) while not followed
         for summary in sorted(active, key=_priority):
             if len(self._followers) >= self.max_followed:
                 break
-            if summary.run_id not in self._followers:
+            if summary.run_id not in self._followers and summary.run_id not in self._loans:
                 follower = _Follower(summary.run_id)
                 self._followers[summary.run_id] = follower
                 follower.task = asyncio.get_running_loop().create_task(
@@ -198,6 +209,7 @@ class RunsWatcher:
 
     async def _stop_followers(self) -> None:
         tasks = [f.task for f in self._followers.values() if f.task is not None]
+        tasks += self._lent_tasks
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -216,13 +228,13 @@ class RunsWatcher:
                 return
             tracker = follower.tracker = RunTracker(run, log_capacity=16)
             follower.clock = SilenceClock(self.stall_after_s, asyncio.get_running_loop().time())
-            await self._reconcile(run_id, run, tracker)
+            await self._reconcile(run_id, run, tracker.state.current_stage)
             stream = follower.stream = self.client.events(run_id, since_seq=run.last_event_seq)
             async for event in stream:
                 snapshot = getattr(event, "data", None) if event.type == "resync" else None
                 self._on_event(follower, tracker, event)
                 if isinstance(snapshot, Run):
-                    await self._reconcile(run_id, snapshot, tracker)
+                    await self._reconcile(run_id, snapshot, tracker.state.current_stage)
                 if event.terminal:
                     break
             self._failing.discard(run_id)
@@ -253,10 +265,13 @@ class RunsWatcher:
         if clock is not None and clock.observe(
             event, now, state=state.state, stage=state.current_stage
         ):
-            self._emit(self._silent_alert(tracker))
+            self._emit(self._silent_alert(state))
         alert = alert_for(event, state)
         if alert is not None:
             self._emit(alert)
+        self._proposal_event(event, state)
+
+    def _proposal_event(self, event: EventBase, state: RunState) -> None:
         proposal = getattr(getattr(event, "data", None), "proposal", None)
         if event.type.startswith("proposal.") and isinstance(proposal, Proposal):
             # The reducer's copy: its status follows the event type, whatever the body says.
@@ -276,7 +291,7 @@ class RunsWatcher:
         self._left_pending(proposal)
         self._publish()
 
-    async def _reconcile(self, run_id: str, run: Run, tracker: RunTracker) -> None:
+    async def _reconcile(self, run_id: str, run: Run, stage: str | None) -> None:
         """Take a snapshot's pending set: new ones are read, vanished ones judged."""
         known = self._pending.get(run_id, {})
         wanted = set(run.pending_proposal_ids)
@@ -285,7 +300,6 @@ class RunsWatcher:
             return
         proposals = await self.client.proposals(run_id)
         by_id = {p.proposal_id: p for p in proposals}
-        stage = tracker.state.current_stage
         fresh = {
             pid: known.get(pid) or pending_from(by_id[pid], stage)
             for pid in wanted
@@ -325,7 +339,7 @@ class RunsWatcher:
         while len(self._missed_ids) > 2 * MAX_MISSED:
             self._missed_ids.popitem(last=False)
         self._missed.appendleft(missed)
-        self._emit(_missed_alert(missed, str(proposal.status)))
+        self._emit(missed_alert(missed, str(proposal.status)))
 
     # ------------------------------------------------------------ silence, output
 
@@ -337,10 +351,11 @@ class RunsWatcher:
             state = tracker.state
             live = stream.state.status in ("live", "resynced")
             if clock.check(now, state=state.state, stage=state.current_stage, live=live):
-                self._emit(self._silent_alert(tracker))
+                self._emit(self._silent_alert(state))
+        for state in self._loans.silent(now):
+            self._emit(self._silent_alert(state))
 
-    def _silent_alert(self, tracker: RunTracker) -> Alert:
-        state = tracker.state
+    def _silent_alert(self, state: RunState) -> Alert:
         return Alert(
             "silent",
             state.run_id,
@@ -374,21 +389,4 @@ def _priority(summary: RunSummary) -> tuple[bool, bool, float]:
         not summary.pending_proposal_ids,
         str(summary.state) != "awaiting_approval",
         -summary.updated_at.timestamp(),
-    )
-
-
-def _missed_alert(missed: MissedProposal, status: str) -> Alert:
-    run, kind = one_line(missed.run_id), one_line(missed.kind)
-    if missed.outcome == "expired":
-        summary = f"{run}: the {kind} proposal {missed.label()} (rejected on expiry)."
-    else:
-        by = one_line(missed.by or "someone else")
-        summary = f"{run}: the {kind} proposal was {one_line(status)} by {by}."
-    return Alert(
-        "proposal_missed",
-        missed.run_id,
-        "Proposal missed",
-        summary,
-        at=missed.at,
-        proposal_id=missed.proposal_id,
     )
