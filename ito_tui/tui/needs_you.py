@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from ito_tui.alerting.model import Alert
     from ito_tui.alerting.watcher import RunsWatcher
     from ito_tui.config import Settings
+    from ito_tui.contract import EventBase, Run
+    from ito_tui.state import RunState
     from ito_tui.tui.session import Session
 
 log = logging.getLogger(__name__)
@@ -79,6 +81,8 @@ class AppAlerts:
         self._ticker: Timer | None = None
         self._seen: dict[str, None] = {}
         """Proposals whose modal was shown, oldest first (bounded)."""
+        self._lent: dict[str, tuple[int, Run | None]] = {}
+        """Runs a screen follows itself: how many screens, the latest snapshot of one."""
 
     # ------------------------------------------------------------ lifetime
 
@@ -126,6 +130,8 @@ class AppAlerts:
         for proposal_id in self._seen:
             watcher.mark_seen(proposal_id)
         self.watcher = watcher
+        for run_id, (_, snapshot) in self._lent.items():
+            watcher.lend(run_id, snapshot)
         try:
             await watcher.run()
         except ItoError as exc:
@@ -219,6 +225,30 @@ class AppAlerts:
             top.open_proposal(urgent.proposal_id)  # type: ignore[attr-defined]  # a pipeline
         else:
             self.app.push_screen(run_screen(urgent.run_id, review_on_open=True))
+
+    # ------------------------------------------------------------ runs a screen follows
+
+    def lend(self, run_id: str, snapshot: Run) -> None:
+        """A screen follows `run_id` from `snapshot` on: the watcher takes its events
+        (`observe`) instead of following a second stream of it."""
+        count = self._lent.get(run_id, (0, None))[0]
+        self._lent[run_id] = (count + 1, snapshot)
+        if self.watcher is not None:
+            self.watcher.lend(run_id, snapshot)
+
+    def observe(self, run_id: str, event: EventBase, state: RunState) -> None:
+        """An event the screen following `run_id` applied as new."""
+        if self.watcher is not None and run_id in self._lent:
+            self.watcher.observe(run_id, event, state)
+
+    def give_back(self, run_id: str) -> None:
+        """A screen no longer follows `run_id` (closed, or its stream failed)."""
+        count, snapshot = self._lent.get(run_id, (0, None))
+        if count > 1:
+            self._lent[run_id] = (count - 1, snapshot)
+            return
+        if self._lent.pop(run_id, None) is not None and self.watcher is not None:
+            self.watcher.give_back(run_id)
 
     def mark_seen(self, proposal_id: str) -> None:
         """The operator was shown `proposal_id` (its modal): if it expires or someone

@@ -98,8 +98,17 @@ async def test_another_runs_proposal_alerts_on_every_screen_and_ctrl_n_opens_it(
         # Shown: it can no longer expire unseen.
         assert app.alerting.watcher is not None
         assert urgent.proposal_id in app.alerting.watcher._seen
-        # Nothing rang twice, though B's pipeline and the watcher both saw every event.
+        # Nothing rang twice, though B's pipeline and the watcher both saw its events.
         assert app.bells == len(kinds) and len(app.alerter.sent) == len(kinds)
+        # While B's pipeline follows B, the watcher takes its events from it: one stream.
+        watcher = app.alerting.watcher
+        await wait_for(pilot, lambda: run_b not in watcher.following, 10, "B lent")
+        await pilot.press("escape")  # decide later
+        await wait_for(pilot, lambda: isinstance(app.screen, PipelineScreen))
+        await pilot.press("escape")  # back: the watcher follows B again
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen))
+        await wait_for(pilot, lambda: run_b in watcher.following, 10, "B given back")
+        assert [p.run_id for p in app.needs_you.pending] == [run_b]
     assert [p.status for p in await proposals_of(sim.url, run_b)] == ["pending"]
 
 

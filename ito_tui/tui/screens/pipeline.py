@@ -35,7 +35,7 @@ from ito_tui.state import RunState, RunTracker, TelemetryBank
 from ito_tui.tui.alerts import terminal_title
 from ito_tui.tui.compositor import RowCropCompositor
 from ito_tui.tui.errors import WorkerFailed, forward_failure
-from ito_tui.tui.needs_you import NeedsYouChanged
+from ito_tui.tui.needs_you import AppAlerts, NeedsYouChanged
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.session import shell
@@ -130,6 +130,8 @@ class PipelineScreen(Screen[None]):
         """The stage detail follows the current stage until the operator picks another."""
         self._fetched: dict[str, Proposal] = {}
         self._shown_unseen: frozenset[str] = frozenset()
+        self._lent = False
+        """Whether the app's watcher takes this run's events from this screen."""
 
     # ------------------------------------------------------------ layout
 
@@ -168,6 +170,18 @@ class PipelineScreen(Screen[None]):
         self._flush_fast()
         self._flush_slow()
         self._follow()
+
+    def on_unmount(self) -> None:
+        self._give_back()
+
+    def _give_back(self) -> None:
+        alerting = self._alerting()
+        if self._lent and alerting is not None:
+            alerting.give_back(self.run_id)
+        self._lent = False
+
+    def _alerting(self) -> AppAlerts | None:
+        return getattr(self.app, "alerting", None)
 
     @property
     def alerter(self) -> Alerter | None:
@@ -214,6 +228,12 @@ class PipelineScreen(Screen[None]):
         client = shell(self).client
         run = await client.run(self.run_id)
         self._seed(run)
+        alerting = self._alerting()
+        if alerting is not None:
+            # This screen follows the run: the app's watcher takes its events, not a
+            # second stream of the same run.
+            alerting.lend(self.run_id, run)
+            self._lent = True
         if run.pending_proposal_ids:
             # A snapshot names pending proposals by id only; fetch them to show them.
             for proposal in await client.proposals(self.run_id, status="pending"):
@@ -309,6 +329,8 @@ class PipelineScreen(Screen[None]):
         if after.plan is not None and before.plan is None:
             self.charts.hbm_gib = after.plan.hbm_per_gpu_gib
             self.charts.fp8 = "8" in str(after.plan.precision)
+        if self._lent and (alerting := self._alerting()) is not None:
+            alerting.observe(self.run_id, event, after)
         opened = event.type.startswith("proposal.") and self._proposal_changed(event)
         alert = alert_for(event, after)
         alerter = self.alerter
@@ -330,6 +352,7 @@ class PipelineScreen(Screen[None]):
             return
         self.connection = f"offline: {safe(str(event.worker.error))}"
         self._mark("strip")
+        self._give_back()  # not followed here any more: the app's watcher follows it
         forward_failure(self, event)
 
     # ------------------------------------------------------------ proposals
