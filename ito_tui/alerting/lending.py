@@ -114,13 +114,13 @@ class Lending:
     def lend(self, run_id: str, snapshot: Run | None = None) -> None:
         """A screen follows `run_id` itself and hands its new events to `observe`: the
         watcher's own follower stops, and none starts while it is lent. `snapshot`, the
-        screen's, tells what is pending now."""
+        screen's, tells what is pending now (a screen may lend first and give its
+        snapshot once it has read it: `lend` again)."""
         loop = asyncio.get_running_loop()
-        if not self._loans.open(run_id, loop.time()):
-            return
-        follower = self._followers.get(run_id)
-        if follower is not None and follower.task is not None:
-            follower.task.cancel()
+        if self._loans.open(run_id, loop.time()):
+            follower = self._followers.get(run_id)
+            if follower is not None and follower.task is not None:
+                follower.task.cancel()
         if snapshot is not None:
             self._spawn(loop, self._reconcile_lent(run_id, snapshot, snapshot.current_stage))
 

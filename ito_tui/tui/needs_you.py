@@ -228,13 +228,20 @@ class AppAlerts:
 
     # ------------------------------------------------------------ runs a screen follows
 
-    def lend(self, run_id: str, snapshot: Run) -> None:
-        """A screen follows `run_id` from `snapshot` on: the watcher takes its events
+    def lend(self, run_id: str) -> None:
+        """A screen follows `run_id` (from its mount on): the watcher takes its events
         (`observe`) instead of following a second stream of it."""
-        count = self._lent.get(run_id, (0, None))[0]
+        count, snapshot = self._lent.get(run_id, (0, None))
         self._lent[run_id] = (count + 1, snapshot)
         if self.watcher is not None:
-            self.watcher.lend(run_id, snapshot)
+            self.watcher.lend(run_id)
+
+    def lent_snapshot(self, run_id: str, snapshot: Run) -> None:
+        """The snapshot the screen following `run_id` starts from (what is pending)."""
+        if run_id in self._lent:
+            self._lent[run_id] = (self._lent[run_id][0], snapshot)
+            if self.watcher is not None:
+                self.watcher.lend(run_id, snapshot)
 
     def observe(self, run_id: str, event: EventBase, state: RunState) -> None:
         """An event the screen following `run_id` applied as new."""

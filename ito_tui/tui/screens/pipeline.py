@@ -164,6 +164,11 @@ class PipelineScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if (alerting := self._alerting()) is not None:
+            # This screen follows the run: the app's watcher takes its events, not a
+            # second stream of the same run (lent before this screen's stream opens).
+            alerting.lend(self.run_id)
+            self._lent = True
         self.query_one("#log-search").display = False
         self._log_caption()
         self._dirty = set(FAST | SLOW)
@@ -228,12 +233,8 @@ class PipelineScreen(Screen[None]):
         client = shell(self).client
         run = await client.run(self.run_id)
         self._seed(run)
-        alerting = self._alerting()
-        if alerting is not None:
-            # This screen follows the run: the app's watcher takes its events, not a
-            # second stream of the same run.
-            alerting.lend(self.run_id, run)
-            self._lent = True
+        if self._lent and (alerting := self._alerting()) is not None:
+            alerting.lent_snapshot(self.run_id, run)
         if run.pending_proposal_ids:
             # A snapshot names pending proposals by id only; fetch them to show them.
             for proposal in await client.proposals(self.run_id, status="pending"):
