@@ -148,7 +148,8 @@ class ItoApp(ThemedApp[None]):
         session = self.session
         session.capabilities, session.operator = event.capabilities, event.operator
         self.set_connection("live")
-        self.alerting.start()  # every run alerts, whichever screen is up
+        # Every run alerts on every screen; once the start screen is up (its run lent).
+        self.call_after_refresh(self.alerting.start)
         # The picker is already up. A run or the runs list, when that is where to start,
         # becomes the base of a stack of its own (Esc there does not fall into the picker).
         start, self.start = self.start, None
