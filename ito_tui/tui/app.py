@@ -177,6 +177,7 @@ class ItoApp(ThemedApp[None]):
         else:
             self.session.operator = operator
             self.set_connection("live")
+            self.alerting.start()
             self.notify(f"Logged in as {safe(operator)}. Try that again.", markup=False)
 
     def _show_error(self, title: str, detail: str, *, login: bool = False) -> None:
@@ -189,6 +190,7 @@ class ItoApp(ThemedApp[None]):
     def _ask_login(self, reason: str = "", *, keyring_problem: str | None = None) -> None:
         from ito_tui.tui.screens.login import LoginModal  # not on the way to the first frame
 
+        self.alerting.stop()  # nothing is asked of the backend while the prompt waits
         self.push_screen(
             LoginModal(reason, keyring_problem=keyring_problem), callback=self._after_login
         )
@@ -238,8 +240,7 @@ class ItoApp(ThemedApp[None]):
 
     @property
     def alerter(self) -> Alerter:
-        """The one alert router: every screen's alerts go through it."""
-        return self.alerting.alerter
+        return self.alerting.alerter  # the one alert router, for every screen's alerts
 
     @property
     def needs_you(self) -> NeedsYou:
