@@ -15,7 +15,7 @@ import pytest
 from faults.tamper import Tamper
 from pydantic import SecretStr
 
-from ito_tui.alerting.model import alert_for
+from ito_tui.alerting.model import Alert, AlertKind, alert_for
 from ito_tui.client import ItoClient
 from ito_tui.config import Alerts
 from ito_tui.desk_sim import create_app
@@ -171,3 +171,26 @@ async def test_keys_work_in_order_during_a_burst_of_100_alerts(
     assert len(bodies) == hook.delivered == 2, bodies
     assert hook.delivered + hook.coalesced == 100
     assert bodies[-1].get("coalesced") == 98 or bodies[0].get("coalesced") == 98
+
+
+async def test_a_failing_command_is_one_toast_whatever_the_alerts(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    sim = sim_factory()
+    missing = str(tmp_path / "no-such-notifier")
+    app = alert_app(sim.url, start="bookings", alerts=Alerts(desktop="off", command=(missing,)))
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.alerting.watcher is not None)
+        hook = app.alerter.hook
+        assert hook is not None
+        kinds: tuple[AlertKind, ...] = ("slo", "budget", "gate_failed")
+        for seq, kind in enumerate(kinds, 1):  # three kinds: three processes, each fails
+            app.alerter.alert(Alert(kind, "run_x", "Title", "run_x: …", seq=seq))
+        await wait_for(pilot, lambda: hook.failed == 3, 20, "three failures")
+        await pilot.pause(0.3)
+        failures = [n for n in app._notifications if n.title == "Alert command failed"]
+        assert len(failures) == 1, [n.message for n in app._notifications]
+        (notice,) = failures
+        assert notice.markup is False and "not found" in notice.message
+        assert "no-such-notifier" in screen_text(pilot)
+        assert app.is_running
