@@ -162,9 +162,12 @@ class Alerter:
 
     # ------------------------------------------------------------ channels
 
+    def _settings(self) -> Alerts | None:
+        return getattr(getattr(self.app, "settings", None), "alerts", None)
+
     def wants(self, kind: str, channel: str) -> bool:
         """Whether `[alerts]` sends alerts of `kind` to `channel`."""
-        settings: Alerts | None = getattr(getattr(self.app, "settings", None), "alerts", None)
+        settings = self._settings()
         if settings is None:
             return channel in ("bell", "toast", "title")
         return settings.wants(kind, channel)
@@ -178,6 +181,9 @@ class Alerter:
         opens the next, so a storm that goes on is one toast per kind per window. A
         window whose summary is due but not raised yet (the loop is busy) keeps counting.
         """
+        runs = getattr(self._settings(), "runs", ())
+        if runs and alert.run_id not in runs:
+            return False  # `[alerts] runs` names the runs that alert, on screen or not
         if self.ledger is not None and not self.ledger.first_time(alert.key()):
             return False
         self.sent.append(alert)
@@ -237,8 +243,7 @@ class Alerter:
             self._desktop(alert)
 
     def _desktop(self, alert: Alert) -> None:
-        settings = getattr(getattr(self.app, "settings", None), "alerts", None)
-        mode = desktop_mode(getattr(settings, "desktop", "auto"), self.environ)
+        mode = desktop_mode(getattr(self._settings(), "desktop", "auto"), self.environ)
         if mode is not None:
             write_to_terminal(self.app, notification(alert, mode, tmux=in_tmux(self.environ)))
             self.desktop_sent += 1
@@ -282,8 +287,7 @@ class Alerter:
         `App.title` is left alone: it is a reactive that repaints the whole screen, and no
         widget here draws it.
         """
-        settings = getattr(getattr(self.app, "settings", None), "alerts", None)
-        if not getattr(settings, "title", True):
+        if not getattr(self._settings(), "title", True):
             return
         parts = [self._base]
         others = [r for r in self._pending_runs if r != self._base_run]

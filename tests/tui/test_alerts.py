@@ -271,3 +271,11 @@ async def test_sequences_reach_the_driver_of_a_running_app(
     async with app.run_test():
         alerts.write_to_terminal(app, "\x1b]9;ito: test\x07")
     assert "\x1b]9;ito: test\x07" in written
+
+
+def test_only_the_runs_the_settings_name_alert(clock: list[float]) -> None:
+    app: Any = FakeApp(Alerts(desktop="off", runs=("run_a",)))
+    alerter = Alerter(app, ledger=SentLedger(None))
+    assert alerter.alert(slo(1, "run_b")) is False  # its pipeline on screen or not
+    assert alerter.alert(slo(2, "run_a")) is True
+    assert [a.run_id for a in alerter.sent] == ["run_a"] and app.bells == 1
