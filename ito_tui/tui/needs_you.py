@@ -19,7 +19,7 @@ from textual.message import Message
 
 from ito_tui.alerting.needs import NeedsYou
 from ito_tui.tui.alerts import Alerter
-from ito_tui.tui.errors import describe_failure
+from ito_tui.tui.errors import WorkerFailed, describe_failure
 from ito_tui.tui.navigation import run_screen, shown_run
 from ito_tui.tui.widgets.header import HeaderStrip
 
@@ -115,7 +115,7 @@ class AppAlerts:
     async def _watch(self) -> None:
         # Imported here: the watcher brings the client, which the first frame does without.
         from ito_tui.alerting.watcher import RunsWatcher
-        from ito_tui.client import ItoError
+        from ito_tui.client import AuthError, ItoError
 
         alerts = self.settings.alerts
         watcher = RunsWatcher(
@@ -134,9 +134,12 @@ class AppAlerts:
             watcher.lend(run_id, snapshot)
         try:
             await watcher.run()
+        except AuthError as exc:
+            # The token stopped working: the app's one error sink asks to log in (which
+            # stops this watcher; logging in starts another).
+            self.app.post_message(WorkerFailed(exc))
         except ItoError as exc:
-            # The token stopped working or `runs.read` is missing: the screens say so in
-            # their own words; here, that other runs no longer alert (ctrl+l restarts).
+            # `runs.read` is missing (or worse): other runs no longer alert; ctrl+l retries.
             failure = describe_failure(exc)
             log.warning("alerts across runs stopped: %s", failure.detail)
             self.app.notify(

@@ -21,6 +21,7 @@ from ito_tui.config import Alerts
 from ito_tui.desk_sim import create_app
 from ito_tui.state import RunState
 from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.login import LoginModal
 from ito_tui.tui.screens.runs import RunsScreen
 
 from .live_alerts import PROPOSAL_SCALE, alert_app, following
@@ -194,3 +195,23 @@ async def test_a_failing_command_is_one_toast_whatever_the_alerts(
         assert notice.markup is False and "not found" in notice.message
         assert "no-such-notifier" in screen_text(pilot)
         assert app.is_running
+
+
+@pytest.mark.faults
+async def test_a_token_revoked_under_the_watcher_asks_to_log_in(
+    tmp_path: Path, serve_asgi: Callable[[Any], str]
+) -> None:
+    from conftest import sim_config
+
+    tamper = Tamper(create_app(sim_config(tmp_path / "revoked.db")))
+    url = serve_asgi(tamper)
+    app = alert_app(url, start="bookings")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        await wait_for(pilot, lambda: app.alerting.watcher is not None)
+        tamper.revoke()  # only the watcher asks anything of the backend from here on
+        await wait_for(pilot, lambda: isinstance(app.screen, LoginModal), 15, "the login prompt")
+        asked = len(tamper.after_revocation())
+        await pilot.pause(2.5)  # more than two of the watcher's polls
+        assert len(tamper.after_revocation()) == asked  # it stopped while the prompt waits
+        assert app.alerting.watcher is None
