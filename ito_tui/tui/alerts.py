@@ -190,10 +190,11 @@ class Alerter:
         toast = toast and not self._covered(alert)
         if self.hook is not None and self.wants(alert.kind, "command"):
             self.hook.submit(alert)  # never blocks: the hook runs it as an asyncio task
-        other_run = alert.run_id != self._base_run
-        if alert.kind != "proposal" and other_run and self.wants(alert.kind, "title"):
-            # Someone glancing at tmux's window list sees it; a proposal is in the count.
-            self._note, self._note_run = f"⚠ {alert.run_id}: {alert.title}", alert.run_id
+        # Someone glancing at tmux's window list sees it; a proposal is in the count.
+        note = f"⚠ {alert.run_id}: {alert.title}"
+        news = alert.kind != "proposal" and alert.run_id != self._base_run and note != self._note
+        if news and self.wants(alert.kind, "title"):
+            self._note, self._note_run = note, alert.run_id
             self._write_title()
         now = time.monotonic()
         window = self._windows.get(alert.kind)
