@@ -16,6 +16,12 @@ data preparation, a plan, a gate, a paused run awaiting a decision or one recove
 a fault make no progress by design. A state change restarts the count (a run resumed
 after a long approval was not silent meanwhile). One spell of silence is one alert; the
 next progress ends it.
+
+A spell also needs `WALL_FLOOR_S` local seconds without progress (or `stall_after_s`, if
+shorter). A demo's clock runs thousands of times faster than ours: at 3,600× ten simulated
+minutes pass in 0.17 s, so an ordinary gap between two progress events, or a moment the
+client spent drawing, read as "no progress for 10 min" (the showcase raised it at every
+stage). A real backend's clock runs at ours, where the floor changes nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ _RESTART_TYPES = frozenset({"run.state_changed", "stage.started", "resync"})
 _RATE_SPAN_S = 1.0
 """Wall seconds (`ts`) between the two events a rate is measured on."""
 _RATE_BOUNDS = (1e-3, 1e9)
+WALL_FLOOR_S = 2.0
+"""Local seconds without progress a silent spell needs besides `stall_after_s` on the
+backend's clock (see the module docstring)."""
 
 
 class SilenceClock:
@@ -49,6 +58,8 @@ class SilenceClock:
         self._latest_at = now
         self._progress: float | None = None
         """The backend clock at the last progress (or restart of the count)."""
+        self._progress_at = now
+        """The local time the last progress (or restart of the count) arrived."""
         self._progress_stage: str | None = None
         """The stage the last progress was in: only a stage that progressed can stall."""
         self._anchor: tuple[float, float] | None = None
@@ -62,14 +73,14 @@ class SilenceClock:
         if self._latest is None or clock >= self._latest:
             self._latest, self._latest_at = clock, now
         if event.type in PROGRESS_TYPES:
-            self._progress, self._progress_stage = clock, stage
+            self._progress, self._progress_at, self._progress_stage = clock, now, stage
             self.silent = False
             return False
         if event.type in _RESTART_TYPES:
-            self._progress = clock
+            self._progress, self._progress_at = clock, now
             self.silent = False
             return False
-        return self._judge(clock, state, stage)
+        return self._judge(clock, now, state, stage)
 
     def check(self, now: float, *, state: str, stage: str | None, live: bool) -> bool:
         """True when, with no event since, the extrapolated clock shows a new silent spell;
@@ -77,7 +88,7 @@ class SilenceClock:
         if not live or self._latest is None:
             return False
         estimate = self._latest + max(0.0, now - self._latest_at) * self.rate
-        return self._judge(estimate, state, stage)
+        return self._judge(estimate, now, state, stage)
 
     def silent_for(self, now: float) -> float:
         """Backend-clock seconds since the last progress (0 before any)."""
@@ -85,12 +96,14 @@ class SilenceClock:
             return 0.0
         return max(0.0, self._latest + max(0.0, now - self._latest_at) * self.rate - self._progress)
 
-    def _judge(self, clock: float, state: str, stage: str | None) -> bool:
+    def _judge(self, clock: float, now: float, state: str, stage: str | None) -> bool:
         if self.silent or state != "running" or self._progress is None:
             return False
         if stage is None or stage != self._progress_stage:
             return False
         if clock - self._progress < self.stall_after_s:
+            return False
+        if now - self._progress_at < min(WALL_FLOOR_S, self.stall_after_s):
             return False
         self.silent = True
         return True

@@ -85,3 +85,15 @@ def test_a_state_change_restarts_the_count() -> None:
     assert not feed(clock, changed, 2.0)
     assert not feed(clock, event("x.quiet", 3, 3900), 3.0)
     assert feed(clock, event("x.quiet", 4, 4200), 4.0)
+
+
+def test_a_fast_demo_clock_needs_local_seconds_of_silence_too() -> None:
+    # At 300,000x ten simulated minutes pass in 2 ms: a gap between two progress events
+    # (or the client drawing) is not a silent run until 2 local seconds have passed too.
+    clock = SilenceClock(600.0, now=0.0)
+    assert not feed(clock, event("stage.progress", 0.0, 0.0), 0.0)
+    assert not feed(clock, event("x.quiet", 0.002, 720.0), 0.002)
+    assert not clock.check(1.9, state="running", stage="pretrain", live=True)
+    assert not feed(clock, event("stage.progress", 1.95, 5.8e5), 1.95)
+    assert not feed(clock, event("x.quiet", 3.9, 1.2e6), 3.9)
+    assert feed(clock, event("x.quiet", 4.0, 1.3e6), 4.0)  # 2 s and 10 min: silent
