@@ -175,11 +175,19 @@ async def test_keys_work_in_order_during_a_burst_of_100_alerts(
 
 
 async def test_a_failing_command_is_one_toast_whatever_the_alerts(
-    sim_factory: Callable[..., Any], tmp_path: Path
+    sim_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sim = sim_factory()
     missing = str(tmp_path / "no-such-notifier")
     app = alert_app(sim.url, start="bookings", alerts=Alerts(desktop="off", command=(missing,)))
+    shown: list[tuple[str, str, bool]] = []
+    notify = app.notify
+
+    def recording_notify(message: str, *, title: str = "", **kw: Any) -> None:
+        shown.append((title, message, kw.get("markup", True)))
+        notify(message, title=title, **kw)
+
+    monkeypatch.setattr(app, "notify", recording_notify)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await wait_for(pilot, lambda: app.alerting.watcher is not None)
         hook = app.alerter.hook
@@ -187,13 +195,14 @@ async def test_a_failing_command_is_one_toast_whatever_the_alerts(
         kinds: tuple[AlertKind, ...] = ("slo", "budget", "gate_failed")
         for seq, kind in enumerate(kinds, 1):  # three kinds: three processes, each fails
             app.alerter.alert(Alert(kind, "run_x", "Title", "run_x: …", seq=seq))
+        await wait_for(pilot, lambda: hook.failed >= 1, 20, "the first failure")
+        await wait_for(pilot, lambda: "no-such-notifier" in screen_text(pilot), 5, "its toast")
         await wait_for(pilot, lambda: hook.failed == 3, 20, "three failures")
         await pilot.pause(0.3)
-        failures = [n for n in app._notifications if n.title == "Alert command failed"]
-        assert len(failures) == 1, [n.message for n in app._notifications]
-        (notice,) = failures
-        assert notice.markup is False and "not found" in notice.message
-        assert "no-such-notifier" in screen_text(pilot)
+        failures = [(m, markup) for t, m, markup in shown if t == "Alert command failed"]
+        assert len(failures) == 1, shown
+        ((message, markup),) = failures
+        assert markup is False and "not found" in message
         assert app.is_running
 
 
