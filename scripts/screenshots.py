@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 # The operator's own settings and themes must not change the pictures.
 os.environ["ITO_CONFIG_FILE"] = os.devnull
+# Nor its state dir: the app remembers the alerts it sent there (alerting/ledger.py).
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="ito-screenshots-")
+atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
 os.environ["XDG_CONFIG_HOME"] = os.devnull
 
 from textual.pilot import Pilot  # noqa: E402

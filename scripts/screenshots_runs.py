@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the fakes import test helpers as pytest puts them
 # The operator's own settings file must not change the pictures.
 os.environ["ITO_CONFIG_FILE"] = os.devnull
+# Nor its state dir: the app remembers the alerts it sent there (alerting/ledger.py).
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="ito-screenshots-")
+atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
 
 from ito_tui.config import Settings  # noqa: E402
 from ito_tui.tui import make_app  # noqa: E402
