@@ -17,16 +17,21 @@ a fault make no progress by design. A state change restarts the count (a run res
 after a long approval was not silent meanwhile). One spell of silence is one alert; the
 next progress ends it.
 
-A spell also needs `WALL_FLOOR_S` local seconds without progress (or `stall_after_s`, if
-shorter). A demo's clock runs thousands of times faster than ours: at 3,600× ten simulated
-minutes pass in 0.17 s, so an ordinary gap between two progress events, or a moment the
-client spent drawing, read as "no progress for 10 min" (the showcase raised it at every
-stage). A real backend's clock runs at ours, where the floor changes nothing.
+Silence is judged against the run's own pace, too: a spell needs `CADENCE_FACTOR` times
+the run's usual gap between progress events (the median of the last few, the first one
+measured from the stage's start) besides `stall_after_s`, and `WALL_FLOOR_S` local seconds
+(or `stall_after_s`, if shorter). A demo's clock runs thousands of times faster than ours
+and its simulator reports once per tick: at 2,000× a tick is 74 simulated minutes, so a
+checkpoint event arriving just before its tick's telemetry read as "no progress for 10
+min" at every stage. A real trainer reports every few seconds, where both bounds change
+nothing and `stall_after_s` decides.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
+from collections import deque
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,6 +47,9 @@ _RATE_BOUNDS = (1e-3, 1e9)
 WALL_FLOOR_S = 2.0
 """Local seconds without progress a silent spell needs besides `stall_after_s` on the
 backend's clock (see the module docstring)."""
+CADENCE_FACTOR = 3.0
+"""A spell needs this many times the run's usual gap between progress events."""
+_CADENCE_SAMPLES = 8
 
 
 class SilenceClock:
@@ -62,6 +70,8 @@ class SilenceClock:
         """The local time the last progress (or restart of the count) arrived."""
         self._progress_stage: str | None = None
         """The stage the last progress was in: only a stage that progressed can stall."""
+        self._gaps: deque[float] = deque(maxlen=_CADENCE_SAMPLES)
+        """The last gaps (backend clock) between progress events: the run's pace."""
         self._anchor: tuple[float, float] | None = None
         """(ts, sim_ts) of the event the next rate is measured from."""
 
@@ -73,6 +83,8 @@ class SilenceClock:
         if self._latest is None or clock >= self._latest:
             self._latest, self._latest_at = clock, now
         if event.type in PROGRESS_TYPES:
+            if self._progress is not None and clock > self._progress:
+                self._gaps.append(clock - self._progress)
             self._progress, self._progress_at, self._progress_stage = clock, now, stage
             self.silent = False
             return False
@@ -101,7 +113,8 @@ class SilenceClock:
             return False
         if stage is None or stage != self._progress_stage:
             return False
-        if clock - self._progress < self.stall_after_s:
+        pace = CADENCE_FACTOR * statistics.median(self._gaps) if self._gaps else 0.0
+        if clock - self._progress < max(self.stall_after_s, pace):
             return False
         if now - self._progress_at < min(WALL_FLOOR_S, self.stall_after_s):
             return False

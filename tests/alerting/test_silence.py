@@ -27,12 +27,15 @@ def feed(clock: SilenceClock, ev: EventBase, now: float, state: str = "running")
 
 def test_events_without_progress_are_one_silent_spell_per_stall() -> None:
     clock = SilenceClock(600.0, now=0.0)
-    assert not feed(clock, event("stage.progress", 0, 0), 0.0)
-    # Other events go on (1 simulated minute each); no progress.
-    spells = [feed(clock, event("x.quiet", i, 60.0 * i), float(i)) for i in range(1, 20)]
+    for i in range(3):  # progress every 10 simulated seconds: the run's pace
+        assert not feed(clock, event("stage.progress", i / 10, 10.0 * i), i / 10)
+    # Then other events go on (1 simulated minute and 1 s each); no progress.
+    spells = [feed(clock, event("x.quiet", i, 20 + 60.0 * i), float(i)) for i in range(1, 20)]
     assert spells.count(True) == 1 and spells.index(True) == 9  # at 600 s, once
-    assert not feed(clock, event("stage.progress", 20, 1200), 20.0)  # the spell ends
-    again = [feed(clock, event("x.quiet", i, 60.0 * i), float(i)) for i in range(21, 32)]
+    assert not feed(clock, event("stage.progress", 20, 1220), 20.0)  # the spell ends
+    again = [
+        feed(clock, event("x.quiet", i, 1220 + 60.0 * (i - 20)), float(i)) for i in range(21, 32)
+    ]
     assert again.count(True) == 1
 
 
@@ -91,9 +94,30 @@ def test_a_fast_demo_clock_needs_local_seconds_of_silence_too() -> None:
     # At 300,000x ten simulated minutes pass in 2 ms: a gap between two progress events
     # (or the client drawing) is not a silent run until 2 local seconds have passed too.
     clock = SilenceClock(600.0, now=0.0)
-    assert not feed(clock, event("stage.progress", 0.0, 0.0), 0.0)
-    assert not feed(clock, event("x.quiet", 0.002, 720.0), 0.002)
+    for i in range(3):
+        assert not feed(clock, event("stage.progress", i / 1000, i), i / 1000)
+    assert not feed(clock, event("x.quiet", 0.004, 720.0), 0.004)
     assert not clock.check(1.9, state="running", stage="pretrain", live=True)
-    assert not feed(clock, event("stage.progress", 1.95, 5.8e5), 1.95)
-    assert not feed(clock, event("x.quiet", 3.9, 1.2e6), 3.9)
-    assert feed(clock, event("x.quiet", 4.0, 1.3e6), 4.0)  # 2 s and 10 min: silent
+    assert feed(clock, event("x.quiet", 2.1, 6e5), 2.1)  # 2 s and 10 min: silent
+
+
+def test_a_demo_that_reports_once_per_tick_is_silent_only_when_ticks_pass_without_progress() -> (
+    None
+):
+    # desk_sim at 2,000x: one tick every 2.2 s is 74 simulated minutes; a checkpoint of a
+    # tick arrives just before that tick's telemetry (the showcase's seq 13-19).
+    tick, sim_tick = 2.2, 74 * 60.0
+    clock = SilenceClock(600.0, now=0.0)
+    started = make_event(
+        "stage.started", seq=1, run_id="run_1", ts=T0.isoformat(), sim_ts=T0.isoformat(),
+        data={"stage": "pretrain"}, stage="pretrain",
+    )  # fmt: skip
+    assert not clock.observe(started, 0.0, state="running", stage="pretrain")
+    for n in range(1, 6):
+        at, sim = n * tick, n * sim_tick
+        assert not feed(clock, event("x.checkpoint", at, sim), at)
+        assert not feed(clock, event("stage.progress", at, sim), at)
+    # Then the ticks go on without progress (a hang): silent once 3 ticks passed, once.
+    spells = [feed(clock, event("x.checkpoint", n * tick, n * sim_tick), n * tick)
+              for n in range(6, 12)]  # fmt: skip
+    assert spells == [False, False, True, False, False, False]

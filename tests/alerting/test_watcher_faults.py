@@ -32,8 +32,9 @@ def tampered(tmp_path: Path, serve_asgi: Callable[[Any], str]) -> Callable[..., 
 async def test_a_run_that_stops_progressing_while_connected_is_silent_once(
     tampered: Callable[..., tuple[str, Tamper]],
 ) -> None:
-    # Slow enough that pretrain's hang lasts the 2 local seconds a spell needs besides its
-    # 10 simulated minutes (silence.WALL_FLOOR_S); at 2,000x pretrain ends first.
+    # Slow enough that pretrain's hang lasts what a spell needs besides its 10 simulated
+    # minutes: 3 of the run's ticks and 2 local seconds (silence.py); at 2,000x pretrain
+    # ends first.
     url, tamper = tampered(scenario="happy", speed=1000.0)
     seen_progress = 0
 
