@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from ito_tui.describe import KIND_TITLES as KIND_HEADINGS
 from ito_tui.format import percent, special_duration
 from ito_tui.redaction import redact_secrets
 from ito_tui.textsafe import one_line
@@ -154,7 +155,8 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
             "proposal",
             state.run_id,
             "Needs approval",
-            f"{run}: {one_line(str(p.kind))} proposed; the run is paused until someone decides.",
+            f"{run}: {_proposed(str(p.kind))}; "
+            + ("the run is paused until someone decides." if p.run_paused else "the run goes on."),
             proposal_id=p.proposal_id,
             expires_at=p.expires_at,
             **common,
@@ -236,6 +238,15 @@ def _field(data: Any, name: str) -> str | None:
     """A string field of an event this client has no model for (kept raw as a dict)."""
     value = data.get(name) if isinstance(data, dict) else getattr(data, name, None)
     return one_line(str(value), max_len=80) if isinstance(value, str) and value else None
+
+
+def _proposed(kind: str) -> str:
+    """`the backend proposes to roll back and skip batches`, in the words of the proposal
+    modal's heading (describe.KIND_TITLES); an unknown kind as the backend spells it."""
+    title = KIND_HEADINGS.get(kind)
+    if title is None:
+        return f"{one_line(kind)} proposed"
+    return f"the backend proposes to {title[0].lower()}{title[1:]}"
 
 
 def minutes(seconds: float) -> str:

@@ -33,6 +33,14 @@ def proposal(**extra: Any) -> dict[str, Any]:
     return {**body, **extra}
 
 
+def test_a_proposal_alert_words_each_kind_and_says_whether_the_run_waits() -> None:
+    budget = proposal(kind="extend_budget", run_paused=False)
+    a = alert("proposal.created", {"proposal": budget}, stage="sft")
+    assert a.summary == f"{RUN}: the backend proposes to extend the budget; the run goes on."
+    odd = alert("proposal.created", {"proposal": proposal(kind="[b]defrag[/b]")})
+    assert odd.summary.startswith(f"{RUN}: [b]defrag[/b] proposed; the run is paused")
+
+
 def gate(failing: list[str]) -> dict[str, Any]:
     results = [
         {
@@ -64,8 +72,9 @@ def test_a_proposal_alert_names_the_proposal_and_its_expiry() -> None:
     assert (a.kind, a.run_id, a.title, a.seq, a.stage) == (
         "proposal", RUN, "Needs approval", 5, "pretrain"
     )  # fmt: skip
-    assert (
-        a.summary == f"{RUN}: rollback_and_skip proposed; the run is paused until someone decides."
+    assert a.summary == (
+        f"{RUN}: the backend proposes to roll back and skip batches; "
+        "the run is paused until someone decides."
     )
     assert a.proposal_id == "prop_91c2"
     assert a.expires_at == CREATED + timedelta(minutes=3)
