@@ -12,6 +12,7 @@ and is posted to the screen on top as `NeedsYouChanged` (the runs list marks its
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +88,13 @@ class AppAlerts:
     # ------------------------------------------------------------ lifetime
 
     def start(self) -> None:
-        """Follow the backend's runs (again, after a reconnect: a fresh watcher)."""
+        """Follow the backend's runs (again, after a reconnect: a fresh watcher); not
+        while the login prompt waits (logging in starts it)."""
+        login = sys.modules.get("ito_tui.tui.screens.login")
+        if login is not None and any(
+            isinstance(s, login.LoginModal) for s in self.app.screen_stack
+        ):
+            return
         alerts = self.settings.alerts
         if self.alerter.ledger is None:
             from ito_tui.alerting.ledger import SentLedger
