@@ -28,6 +28,20 @@ from typing import Any, Literal, cast, get_args
 
 from . import paths
 from .alerting.model import ALERT_KINDS, CHANNELS
+from .setting_checks import (
+    ConfigError,
+    Problems,
+    boolean,
+    command,
+    keymap,
+    normalise,
+    number,
+    optional_string,
+    string,
+    strings,
+    url,
+    validate,
+)
 
 __all__ = ["DEFAULT_BACKEND_URL", "Alerts", "ConfigError", "Settings", "config_file_path"]
 
@@ -39,18 +53,9 @@ _DESKTOP: tuple[str, ...] = get_args(DesktopSetting)
 _TOKEN_KEYS = frozenset({"token", "api_token", "bearer", "password", "secret"})
 _ENV_PREFIX = "ito_"
 _NESTED = "__"
-# The strings pydantic accepts for a bool, compared case-insensitively.
-_BOOL_WORDS = {
-    **dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True),
-    **dict.fromkeys(("0", "off", "f", "false", "n", "no"), False),
-}
 _REFRESH_RANGE = (0.1, 3600.0)
 _COMMAND_TIMEOUT_RANGE = (0.1, 600.0)
 _STALL_RANGE = (1.0, 7 * 86_400.0)
-
-
-class ConfigError(ValueError):
-    """The settings file or environment is invalid; the message names the file and field."""
 
 
 def config_file_path() -> Path:
@@ -91,7 +96,7 @@ class Alerts:
     A kind not listed uses every channel switched on."""
 
     def __post_init__(self) -> None:
-        _normalise(self, _ALERTS_FIELDS, "alerts.")
+        normalise(self, _ALERTS_FIELDS, "alerts.")
 
     def wants(self, kind: str, channel: str) -> bool:
         """Whether an alert of `kind` goes to `channel`: the channel is on (master switch,
@@ -141,7 +146,7 @@ class Settings:
     Not a setting itself: `load()` fills it, and the file cannot set it."""
 
     def __post_init__(self) -> None:
-        _normalise(self, _SETTINGS_FIELDS, "")
+        normalise(self, _SETTINGS_FIELDS, "")
 
     @classmethod
     def load(cls, **overrides: Any) -> Settings:
@@ -161,7 +166,7 @@ class Settings:
         for values, names in layers:
             _deep_update(merged, values)
             origin.update(names)
-        values, problems = _validate(merged, _SETTINGS_FIELDS, "")
+        values, problems = validate(merged, _SETTINGS_FIELDS, "")
         if problems:
             described = "; ".join(
                 f"{loc} (from {origin[loc]}): {msg}" if loc in origin else f"{loc}: {msg}"
@@ -258,94 +263,19 @@ def _deep_update(target: dict[str, Any], update: Mapping[str, Any]) -> None:
 # -- checking values -----------------------------------------------------------------------
 
 
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValueError("must be a string")
-    return value
-
-
-def _optional_str(value: Any) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _url(value: Any) -> str:
-    url = _str(value).strip()
-    if not url.startswith(("http://", "https://")):
-        raise ValueError("backend_url must start with http:// or https://")
-    if "@" in url.split("//", 1)[1].split("/", 1)[0]:
-        raise ValueError("backend_url must not carry credentials (user:pass@host)")
-    return url.rstrip("/")
-
-
-def _bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
-        return _BOOL_WORDS[value.strip().lower()]
-    raise ValueError("must be a boolean: true/false, yes/no, on/off or 1/0")
-
-
-def _number(value: Any, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError("must be a number")
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError("must be a number") from None
-    if not low <= number <= high:  # also refuses nan
-        raise ValueError(f"must be between {low:g} and {high:g} seconds")
-    return number
-
-
 def _refresh(value: Any) -> float:
-    return _number(value, *_REFRESH_RANGE)
+    return number(value, *_REFRESH_RANGE)
 
 
 def _level(value: Any) -> LogLevel:
-    level = _str(value).upper()
+    level = string(value).upper()
     if level not in _LOG_LEVELS:
         raise ValueError(f"must be one of {', '.join(_LOG_LEVELS)}")
     return cast("LogLevel", level)
 
 
-def _keymap(value: Any) -> dict[str, str]:
-    if not isinstance(value, dict):
-        raise ValueError('must be a table of binding id -> keys, e.g. {"quit" = "ctrl+q"}')
-    for key, keys in value.items():
-        if not isinstance(keys, str):
-            raise ValueError(f"the keys for {key!r} must be a string such as 'ctrl+q'")
-    return dict(value)
-
-
-def _strings(value: Any, example: str) -> tuple[str, ...]:
-    """A list of strings; in an environment variable, written as a JSON array."""
-    if isinstance(value, str) and value.lstrip().startswith("["):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a valid JSON array ({exc.msg} at char {exc.pos})") from None
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"must be a list of strings, e.g. {example}")
-    return tuple(value)
-
-
-def _command(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str) and not value.lstrip().startswith("["):
-        raise ValueError(
-            'must be an argv list, never a shell string: command = ["notify-send", "ito"]'
-        )
-    argv = _strings(value, '["notify-send", "ito"]')
-    if argv and not argv[0].strip():
-        raise ValueError("the program (the list's first item) must not be empty")
-    if any("\0" in arg for arg in argv):
-        raise ValueError("an argument holds a NUL character")
-    return argv
-
-
 def _desktop(value: Any) -> DesktopSetting:
-    text = _str(value).strip().lower()
+    text = string(value).strip().lower()
     if text not in _DESKTOP:
         raise ValueError(f"must be one of {', '.join(_DESKTOP)}")
     return cast("DesktopSetting", text)
@@ -358,7 +288,7 @@ def _kinds(value: Any) -> dict[str, frozenset[str]]:
     for kind, channels in value.items():
         if kind not in ALERT_KINDS:
             raise ValueError(f"unknown kind {kind!r} (known: {', '.join(ALERT_KINDS)})")
-        chosen = _strings(
+        chosen = strings(
             sorted(channels) if isinstance(channels, frozenset) else channels,
             '["toast", "desktop"]',
         )
@@ -372,14 +302,14 @@ def _kinds(value: Any) -> dict[str, frozenset[str]]:
 
 
 _ALERTS_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "bell": _bool,
-    "toast": _bool,
-    "title": _bool,
+    "bell": boolean,
+    "toast": boolean,
+    "title": boolean,
     "desktop": _desktop,
-    "command": _command,
-    "command_timeout_s": lambda v: _number(v, *_COMMAND_TIMEOUT_RANGE),
-    "runs": lambda v: _strings(v, '["run_a1b2", "run_c3d4"]'),
-    "stall_after_s": lambda v: _number(v, *_STALL_RANGE),
+    "command": command,
+    "command_timeout_s": lambda v: number(v, *_COMMAND_TIMEOUT_RANGE),
+    "runs": lambda v: strings(v, '["run_a1b2", "run_c3d4"]'),
+    "stall_after_s": lambda v: number(v, *_STALL_RANGE),
     "kinds": _kinds,
 }
 
@@ -389,63 +319,21 @@ def _alerts(value: Any) -> Alerts:
         return value
     if not isinstance(value, dict):
         raise ValueError("must be a table such as [alerts] bell = true")
-    checked, problems = _validate(value, _ALERTS_FIELDS, "alerts.")
+    checked, problems = validate(value, _ALERTS_FIELDS, "alerts.")
     if problems:
-        raise _Problems(problems)
+        raise Problems(problems)
     return Alerts(**checked)
 
 
 _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "backend_url": _url,
-    "theme": _str,
-    "keymap": _keymap,
+    "backend_url": url,
+    "theme": string,
+    "keymap": keymap,
     "refresh_s": _refresh,
-    "ca_bundle": _optional_str,
-    "insecure_http": _bool,
-    "read_only": _bool,
+    "ca_bundle": optional_string,
+    "insecure_http": boolean,
+    "read_only": boolean,
     "alerts": _alerts,
     "log_level": _level,
 }
 _TABLES = frozenset({"keymap", "alerts"})
-
-
-class _Problems(Exception):
-    """Several (field path, message) problems found inside one table."""
-
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        super().__init__(problems)
-        self.problems = problems
-
-
-def _validate(
-    raw: Mapping[str, Any], checks: Mapping[str, Callable[[Any], Any]], prefix: str
-) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """Each value through its field's check; unknown keys are problems, not ignored."""
-    values: dict[str, Any] = {}
-    problems: list[tuple[str, str]] = []
-    for key, value in raw.items():
-        check = checks.get(key)
-        if check is None:
-            problems.append((f"{prefix}{key}", f"unknown setting (known: {', '.join(checks)})"))
-            continue
-        try:
-            values[key] = check(value)
-        except _Problems as exc:
-            problems.extend(exc.problems)
-        except ValueError as exc:
-            problems.append((f"{prefix}{key}", str(exc)))
-    return values, problems
-
-
-def _normalise(
-    instance: Settings | Alerts, checks: Mapping[str, Callable[[Any], Any]], prefix: str
-) -> None:
-    """Check a constructed instance like `load()` checks its layers, and store the clean values."""
-    raw = {name: getattr(instance, name) for name in checks}
-    values, problems = _validate(raw, checks, prefix)
-    if problems:
-        raise ConfigError(
-            "invalid settings: " + "; ".join(f"{loc}: {msg}" for loc, msg in problems)
-        )
-    for name, value in values.items():
-        object.__setattr__(instance, name, value)

@@ -20,6 +20,7 @@ HEADLESS = [
     "ito_tui.state",
     "ito_tui.desk_sim",
     "ito_tui.config",
+    "ito_tui.setting_checks",
     "ito_tui.paths",
     "ito_tui.auth",
     "ito_tui.textsafe",
