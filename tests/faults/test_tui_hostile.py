@@ -86,6 +86,9 @@ async def test_token_revoked_mid_run_asks_to_log_in_and_stops_asking(
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: t.tamper.revoked_at is not None, 30, "the revocation")
         await wait_for(pilot, lambda: isinstance(app.screen, LoginModal), 15, "the login prompt")
+        # A request already on its way when the prompt came up (the app's alert watcher
+        # polls the runs too) may still arrive; what follows must not.
+        await pilot.pause(0.5)
         asked = len(t.tamper.after_revocation())
         # No retry loop: while the prompt waits for a person, nothing more is sent.
         await pilot.pause(3.0)
