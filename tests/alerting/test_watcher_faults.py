@@ -29,6 +29,7 @@ def tampered(tmp_path: Path, serve_asgi: Callable[[Any], str]) -> Callable[..., 
     return start
 
 
+@pytest.mark.slow  # ~10 s: pretrain must last long enough to hang (see below)
 async def test_a_run_that_stops_progressing_while_connected_is_silent_once(
     tampered: Callable[..., tuple[str, Tamper]],
 ) -> None:
