@@ -188,10 +188,13 @@ class AppAlerts:
         self._tick()
 
     def _tick(self) -> None:
-        for screen in self.app.screen_stack:
+        stack = self.app.screen_stack
+        if not stack:
+            return  # the app is closing: the watcher's last news has no screen to go to
+        for screen in stack:
             for header in screen.query(HeaderStrip):
                 self.badge(header)
-        self.app.screen.post_message(NeedsYouChanged(self.needs_you))
+        stack[-1].post_message(NeedsYouChanged(self.needs_you))
 
     def badge(self, header: HeaderStrip) -> None:
         """Show what needs you in `header` (a new screen's, or on every tick)."""
