@@ -34,10 +34,15 @@ import statistics
 from collections import deque
 from typing import TYPE_CHECKING
 
+from ito_tui.textsafe import one_line
+
+from .model import Alert, minutes
+
 if TYPE_CHECKING:
     from ito_tui.contract import EventBase
+    from ito_tui.state import RunState
 
-__all__ = ["PROGRESS_TYPES", "SilenceClock"]
+__all__ = ["PROGRESS_TYPES", "SilenceClock", "silent_alert"]
 
 PROGRESS_TYPES = frozenset({"stage.progress", "telemetry"})
 _RESTART_TYPES = frozenset({"run.state_changed", "stage.started", "resync"})
@@ -137,3 +142,16 @@ class SilenceClock:
             low, high = _RATE_BOUNDS
             self.rate = min(max(rate, low), high)
         self._anchor = (ts, sim)
+
+
+def silent_alert(state: RunState, stall_after_s: float) -> Alert:
+    """The alert of a silent spell of the run in `state` (the watcher's and `watch`'s)."""
+    return Alert(
+        "silent",
+        state.run_id,
+        "Run silent",
+        f"{one_line(state.run_id)}: no progress for {minutes(stall_after_s)} while "
+        "the backend is connected; it has not reported a fault.",
+        stage=state.current_stage,
+        seq=state.last_seq,
+    )

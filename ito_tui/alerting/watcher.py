@@ -39,7 +39,7 @@ from ito_tui.state import RunTracker
 from ito_tui.textsafe import one_line
 
 from .lending import Lending, Loans
-from .model import Alert, alert_for, minutes
+from .model import Alert, alert_for
 from .needs import (
     MAX_MISSED,
     MissedProposal,
@@ -49,7 +49,7 @@ from .needs import (
     missed_from,
     pending_from,
 )
-from .silence import SilenceClock
+from .silence import SilenceClock, silent_alert
 
 if TYPE_CHECKING:
     from ito_tui.client import EventStream, ItoClient
@@ -356,15 +356,7 @@ class RunsWatcher(Lending):
             self._emit(self._silent_alert(state))
 
     def _silent_alert(self, state: RunState) -> Alert:
-        return Alert(
-            "silent",
-            state.run_id,
-            "Run silent",
-            f"{one_line(state.run_id)}: no progress for {minutes(self.stall_after_s)} while "
-            "the backend is connected; it has not reported a fault.",
-            stage=state.current_stage,
-            seq=state.last_seq,
-        )
+        return silent_alert(state, self.stall_after_s)
 
     def _publish(self) -> None:
         pending = [p for run in self._pending.values() for p in run.values()]

@@ -8,14 +8,18 @@ picks the kinds that use the `command` channel. What was sent is remembered in t
 dir (`SentLedger.for_backend`), so nothing is sent twice: a unit that restarts
 `watch RUN --since 0 --alert-command …` replays the run, sends what it missed while it
 was down and nothing it sent before. A replayed proposal alerts only while it still waits
-for a person (a long-decided one is not news). Before `watch` exits it waits for the
-commands still running or queued, bounded by twice `command_timeout_s`.
+for a person (a long-decided one is not news). A run that goes silent while `watch`
+follows it (heartbeats but no progress for `[alerts] stall_after_s`, on the run's own
+clock: `ito_tui.alerting.silence`) alerts too, once per silent spell, as in the TUI.
+Before `watch` exits it waits for the commands still running or queued, bounded by
+twice `command_timeout_s`.
 
 Imported only when an alert command is asked for: a plain `watch` loads none of it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -27,9 +31,15 @@ from .output import safe
 if TYPE_CHECKING:
     from ito_tui.alerting.hook import CommandHook
     from ito_tui.alerting.ledger import SentLedger
+    from ito_tui.alerting.model import Alert
+    from ito_tui.alerting.silence import SilenceClock
+    from ito_tui.client import ConnectionState
     from ito_tui.config import Alerts
     from ito_tui.contract import EventBase
     from ito_tui.state import RunState
+
+SILENCE_CHECK_S = 1.0
+"""How often a run with no events is checked for silence (heartbeats are not events)."""
 
 LEDGER_PREFIX = "watch-command|"
 """Ledger keys of `watch`'s hook are its own: an alert the TUI only rang a bell for must
@@ -67,6 +77,9 @@ class AlertSink:
         self.ledger = ledger
         self.settings = settings
         self._waiting: frozenset[str] = frozenset()
+        self._clock: SilenceClock | None = None
+        self._state: RunState | None = None
+        self._live = False
 
     def start(self, pending_proposal_ids: Sequence[str]) -> None:
         """The proposals that wait for a person when the watch starts (its snapshot)."""
@@ -76,10 +89,47 @@ class AlertSink:
         """Run the command for the alert `event` raises, unless it was sent already."""
         from ito_tui.alerting.model import alert_for
 
+        if not replayed:
+            self._state = state
+            clock = self._silence_clock()
+            if clock.observe(event, _now(), state=state.state, stage=state.current_stage):
+                self._send(self._silent(state))
         alert = alert_for(event, state)
-        if alert is None or not self.settings.wants(alert.kind, "command"):
+        if alert is None:
             return
         if replayed and alert.kind == "proposal" and alert.proposal_id not in self._waiting:
+            return
+        self._send(alert)
+
+    def connection(self, state: ConnectionState) -> None:
+        """The stream's state: a dropped connection is not the run's silence."""
+        self._live = state.status in ("live", "resynced")
+
+    async def watch_silence(self) -> None:
+        """Until cancelled, check once a second whether the run went silent between events."""
+        while True:
+            await asyncio.sleep(SILENCE_CHECK_S)
+            state, clock = self._state, self._clock
+            if state is None or clock is None:
+                continue
+            stage = state.current_stage
+            if clock.check(_now(), state=state.state, stage=stage, live=self._live):
+                self._send(self._silent(state))
+
+    def _silence_clock(self) -> SilenceClock:
+        if self._clock is None:
+            from ito_tui.alerting.silence import SilenceClock
+
+            self._clock = SilenceClock(self.settings.stall_after_s, _now())
+        return self._clock
+
+    def _silent(self, state: RunState) -> Alert:
+        from ito_tui.alerting.silence import silent_alert
+
+        return silent_alert(state, self.settings.stall_after_s)
+
+    def _send(self, alert: Alert) -> None:
+        if not self.settings.wants(alert.kind, "command"):
             return
         if self.ledger.first_time(LEDGER_PREFIX + alert.key()):
             self.hook.submit(alert)
@@ -90,6 +140,10 @@ class AlertSink:
             await self.hook.drain(2 * self.settings.command_timeout_s + 1.0)
         finally:
             await self.hook.aclose()
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
 
 
 def alert_sink(ctx: Context) -> AlertSink | None:

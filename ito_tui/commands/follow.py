@@ -16,6 +16,8 @@ the failed gate's outcome, whatever `--until` says. History replayed by `--since
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from .context import CommandError, Context
@@ -25,7 +27,7 @@ from .render import render_run, state_text
 from .watchfmt import WatchPrinter
 
 if TYPE_CHECKING:
-    from ito_tui.client import ItoClient
+    from ito_tui.client import ConnectionState, ItoClient
     from ito_tui.contract import EventBase
     from ito_tui.state import RunState
 
@@ -69,7 +71,12 @@ async def follow(
 
     from ito_tui.client import ItoError
 
-    stream = client.events(run_id, since_seq=since_seq, on_state=printer.connection)
+    on_state: Callable[[ConnectionState], None] = printer.connection
+    silence: asyncio.Task[None] | None = None
+    if alerts is not None:
+        on_state = _both(printer.connection, alerts.connection)
+        silence = asyncio.create_task(alerts.watch_silence())
+    stream = client.events(run_id, since_seq=since_seq, on_state=on_state)
     seen = since_seq
     try:
         async for event in stream:
@@ -100,6 +107,8 @@ async def follow(
         )
         raise
     finally:
+        if silence is not None:
+            silence.cancel()
         await stream.aclose()
         printer.close()
     if not state.terminal:
@@ -109,6 +118,16 @@ async def follow(
             ExitCode.ERROR,
         )
     return finish(ctx, state, printer)
+
+
+def _both(
+    first: Callable[[ConnectionState], None], second: Callable[[ConnectionState], None]
+) -> Callable[[ConnectionState], None]:
+    def both(state: ConnectionState) -> None:
+        first(state)
+        second(state)
+
+    return both
 
 
 def _until_pending(ctx: Context, state: RunState, until: Until) -> int | None:

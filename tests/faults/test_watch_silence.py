@@ -1,0 +1,60 @@
+"""`watch --alert-command` flags a silent run as the TUI does: progress stops on every
+rank (an NCCL hang) while the stream goes on, and the command runs once for it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.alerting.live import BOOKINGS, connect, start_run
+
+ITO_TUI = Path(sys.executable).parent / "ito-tui"
+RECORD = "import sys\nopen(sys.argv[1], 'a').write(sys.stdin.read() + '\\n')\n"
+
+pytestmark = [pytest.mark.faults, pytest.mark.slow]
+
+
+async def test_a_run_that_hangs_while_watched_runs_the_command_once_for_its_silence(
+    tampered: Callable[..., Any], tmp_path: Path
+) -> None:
+    # Slow enough that pretrain's hang lasts 3 of the run's ticks and 2 local seconds.
+    sim = tampered(scenario="happy", speed=1000.0)
+    seen_progress = 0
+
+    def hang(envelope: dict[str, Any]) -> dict[str, Any]:
+        nonlocal seen_progress
+        if envelope.get("type") in ("stage.progress", "telemetry") and (
+            envelope.get("stage") == "pretrain"
+        ):
+            seen_progress += 1
+            if seen_progress > 3:
+                return {**envelope, "type": "x.still_here"}
+        return envelope
+
+    sim.tamper.event_hook(hang)
+    async with connect(sim.url, "s3cret") as alice:
+        run_id = await start_run(alice, BOOKINGS[0], "happy")
+    record, out = tmp_path / "record.py", tmp_path / "alerts.jsonl"
+    record.write_text(RECORD, encoding="utf-8")
+    env = {**os.environ, "ITO_TOKEN": "s3cret", "ITO_BACKEND_URL": sim.url}
+    argv = [str(ITO_TUI), "watch", run_id, "--alert-command", sys.executable]
+    argv += ["--alert-arg", str(record), "--alert-arg", str(out)]
+    run = {"env": env, "capture_output": True, "text": True, "timeout": 120}
+    done = await asyncio.to_thread(subprocess.run, argv, **run)
+    assert done.returncode == 0, done.stderr[-2000:]
+    alerts = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    silent = [a for a in alerts if a["kind"] == "silent"]
+    assert [(a["run_id"], a["stage"]) for a in silent] == [(run_id, "pretrain")]
+    assert silent[0]["summary"] == (
+        f"{run_id}: no progress for 10 min while the backend is connected; "
+        "it has not reported a fault."
+    )
+    assert alerts[-1]["kind"] == "run_end"
