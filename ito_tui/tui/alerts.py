@@ -157,6 +157,8 @@ class Alerter:
         self._pending_runs: tuple[str, ...] = ()
         self._held: deque[Alert] = deque(maxlen=MAX_HELD)
         """Toasts waiting for a screen that holds them (`HOLDS_TOASTS`) to close."""
+        self._shown: deque[tuple[float, Alert]] = deque(maxlen=MAX_HELD)
+        """The latest alert toasts and when they went up (`hold_shown`)."""
         self._windows: dict[str, _Window] = {}
         """Per alert kind, the window its last raised alert or summary opened."""
 
@@ -254,7 +256,20 @@ class Alerter:
         while self._held and not getattr(self.app.screen, "HOLDS_TOASTS", False):
             self._toast(self._held.popleft())
 
+    def hold_shown(self) -> None:
+        """A screen that holds toasts came on top: the alert toasts still up would cover
+        it (at 80×24 two of them hid the proposal modal's title and expiry line), so they
+        come down and show again when it closes, with the ones raised meanwhile."""
+        now = time.monotonic()
+        timeout = self.app.NOTIFICATION_TIMEOUT
+        up = [alert for at, alert in self._shown if now - at < timeout]
+        self._shown.clear()
+        if up:
+            self.app.clear_notifications()
+            self._held.extendleft(reversed(up))
+
     def _toast(self, alert: Alert) -> None:
+        self._shown.append((time.monotonic(), alert))
         self.app.notify(alert.summary, title=alert.title, severity=alert.severity, markup=False)
 
     # ------------------------------------------------------------ the terminal title

@@ -219,7 +219,9 @@ class AppAlerts:
         proposal = getattr(screen, "proposal", None)
         if callable(shows) and proposal is not None:
             self.mark_seen(proposal.proposal_id)
-        if screen.is_modal:
+        if getattr(screen, "HOLDS_TOASTS", False):
+            self.alerter.hold_shown()
+        elif screen.is_modal:
             self.alerter.release()  # the title stays the one of the screen below
         else:
             self.alerter.screen_changed(shown_run(screen))
