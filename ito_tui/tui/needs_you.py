@@ -104,7 +104,7 @@ class AppAlerts:
             self.alerter.hook = self._hook()
         self.stop()
         self._worker = self.app.run_worker(
-            self._watch(), group="alerts-watch", exclusive=True, exit_on_error=False
+            self._watch, group="alerts-watch", exclusive=True, exit_on_error=False
         )
 
     def _hook(self) -> CommandHook:
