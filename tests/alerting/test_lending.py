@@ -7,6 +7,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from ito_tui.client import ItoClient
 from ito_tui.state import RunTracker
 
@@ -30,6 +32,7 @@ async def lender(client: ItoClient, run_id: str, hand_over: Callable[..., None])
         await stream.aclose()
 
 
+@pytest.mark.slow  # 3-5 s against desk_sim: the full suite runs it
 async def test_a_lent_run_is_followed_by_its_screen_only_then_by_the_watcher_again(
     sim_factory: Callable[..., Any],
 ) -> None:
@@ -57,6 +60,7 @@ async def test_a_lent_run_is_followed_by_its_screen_only_then_by_the_watcher_aga
             await asyncio.gather(screen, return_exceptions=True)
 
 
+@pytest.mark.slow  # 3-5 s against desk_sim: the full suite runs it
 async def test_a_lent_runs_proposal_that_expires_unseen_is_missed(
     sim_factory: Callable[..., Any],
 ) -> None:

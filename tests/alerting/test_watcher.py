@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
+
 from ito_tui.alerting import Alert, NeedsYou, RunsWatcher
 
 from .live import BOOKINGS, connect, start_run, until
@@ -49,6 +51,7 @@ async def watching(url: str, **options: Any) -> AsyncIterator[tuple[RunsWatcher,
         assert not watcher.following  # every follower stopped with it
 
 
+@pytest.mark.slow  # 3-5 s against desk_sim: the full suite runs it
 async def test_two_runs_alert_once_each_and_a_decision_by_bob_is_missed(
     sim_factory: Callable[..., Any],
 ) -> None:
@@ -83,6 +86,7 @@ async def test_two_runs_alert_once_each_and_a_decision_by_bob_is_missed(
         assert len(keys) == len(set(keys)), keys
 
 
+@pytest.mark.slow  # 3-5 s against desk_sim: the full suite runs it
 async def test_a_proposal_that_expires_unseen_is_missed(sim_factory: Callable[..., Any]) -> None:
     # Proposals expire 1.5 simulated seconds after they are made, at a person's pace; the
     # runs start before the watcher, whose first poll follows them long before that.

@@ -64,6 +64,7 @@ async def test_a_run_that_stops_progressing_while_connected_is_silent_once(
     )
 
 
+@pytest.mark.slow  # 3-5 s against desk_sim: the full suite runs it
 async def test_a_failing_follower_is_dropped_and_picked_up_at_the_next_poll(
     tampered: Callable[..., tuple[str, Tamper]],
 ) -> None:
@@ -119,6 +120,7 @@ async def test_the_runs_setting_and_the_cap_choose_what_is_followed(
             assert {p.run_id for p in seen.needs.pending} == set(runs) - {done.run_id}
 
 
+@pytest.mark.slow  # 3-5 s against desk_sim: the full suite runs it
 async def test_an_unreachable_runs_list_is_retried_at_most_once_a_second_then_followed(
     tampered: Callable[..., tuple[str, Tamper]],
 ) -> None:
