@@ -40,3 +40,22 @@ async def until(check: Callable[[], object], within: float = 30.0, what: str = "
     while not check():
         assert loop.time() < deadline, f"timed out waiting for {what or check}"
         await asyncio.sleep(0.02)
+
+
+def hang_pretrain(after: int = 3) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A `Tamper.event_hook` for an NCCL hang: after `after` progress events of pretrain
+    its progress stops (turned into an unknown event), while the stream goes on with
+    other events and heartbeats, on the simulated clock."""
+    seen = 0
+
+    def hang(envelope: dict[str, Any]) -> dict[str, Any]:
+        nonlocal seen
+        if envelope.get("type") in ("stage.progress", "telemetry") and (
+            envelope.get("stage") == "pretrain"
+        ):
+            seen += 1
+            if seen > after:
+                return {**envelope, "type": "x.still_here"}
+        return envelope
+
+    return hang

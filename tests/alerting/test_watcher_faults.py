@@ -16,7 +16,7 @@ from ito_tui.client import AuthError
 from ito_tui.desk_sim import create_app
 from tests.faults.tamper import Tamper
 
-from .live import BOOKINGS, connect, start_run, until
+from .live import BOOKINGS, connect, hang_pretrain, start_run, until
 from .test_watcher import Recorder, watching
 
 
@@ -37,21 +37,7 @@ async def test_a_run_that_stops_progressing_while_connected_is_silent_once(
     # minutes: 3 of the run's ticks and 2 local seconds (silence.py); at 2,000x pretrain
     # ends first.
     url, tamper = tampered(scenario="happy", speed=1000.0)
-    seen_progress = 0
-
-    def hang(envelope: dict[str, Any]) -> dict[str, Any]:
-        # After three progress events of pretrain, its progress stops (an NCCL hang);
-        # the stream goes on with other events and heartbeats, on the simulated clock.
-        nonlocal seen_progress
-        if envelope.get("type") in ("stage.progress", "telemetry") and (
-            envelope.get("stage") == "pretrain"
-        ):
-            seen_progress += 1
-            if seen_progress > 3:
-                return {**envelope, "type": "x.still_here"}
-        return envelope
-
-    tamper.event_hook(hang)
+    tamper.event_hook(hang_pretrain(after=3))
     async with connect(url, "s3cret") as alice:
         run_id = await start_run(alice, BOOKINGS[0], "happy")
     async with watching(url, stall_after_s=600.0) as (_watcher, seen):

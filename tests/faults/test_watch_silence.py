@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.alerting.live import BOOKINGS, connect, start_run
+from tests.alerting.live import BOOKINGS, connect, hang_pretrain, start_run
 
 ITO_TUI = Path(sys.executable).parent / "ito-tui"
 RECORD = "import sys\nopen(sys.argv[1], 'a').write(sys.stdin.read() + '\\n')\n"
@@ -27,19 +27,7 @@ async def test_a_run_that_hangs_while_watched_runs_the_command_once_for_its_sile
 ) -> None:
     # Slow enough that pretrain's hang lasts 3 of the run's ticks and 2 local seconds.
     sim = tampered(scenario="happy", speed=1000.0)
-    seen_progress = 0
-
-    def hang(envelope: dict[str, Any]) -> dict[str, Any]:
-        nonlocal seen_progress
-        if envelope.get("type") in ("stage.progress", "telemetry") and (
-            envelope.get("stage") == "pretrain"
-        ):
-            seen_progress += 1
-            if seen_progress > 3:
-                return {**envelope, "type": "x.still_here"}
-        return envelope
-
-    sim.tamper.event_hook(hang)
+    sim.tamper.event_hook(hang_pretrain(after=3))
     async with connect(sim.url, "s3cret") as alice:
         run_id = await start_run(alice, BOOKINGS[0], "happy")
     record, out = tmp_path / "record.py", tmp_path / "alerts.jsonl"
