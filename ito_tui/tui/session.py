@@ -108,3 +108,10 @@ class Shell(Protocol):
 def shell(node: MessagePump) -> Shell:
     """The running ItoApp seen through the `Shell` protocol (screens only)."""
     return cast("Shell", node.app)
+
+
+def poll_interval(node: MessagePump) -> float:
+    """Seconds between a screen's polls of the backend: the `refresh_s` setting, never
+    under a second (the runs list and the Decisions screen poll this way)."""
+    settings = getattr(node.app, "settings", None)
+    return max(1.0, float(getattr(settings, "refresh_s", 2.0)))

@@ -30,7 +30,7 @@ from ito_tui.contract import Proposal
 from ito_tui.textsafe import one_line
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.screens.proposal import review_modal
-from ito_tui.tui.session import shell
+from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.decision_table import STATUS_FILTERS, STATUS_MATCH, DecisionTable, matches
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.proposal_text import utc_stamp, why_text
@@ -185,11 +185,7 @@ class DecisionsScreen(Screen[None]):
             self._failures = 0
         if self.app.screen is self:
             # Arm the next poll only now that this one finished: requests never overlap.
-            self._timer = self.set_timer(self._interval(), self._fetch)
-
-    def _interval(self) -> float:
-        settings = getattr(self.app, "settings", None)
-        return max(1.0, float(getattr(settings, "refresh_s", 2.0)))
+            self._timer = self.set_timer(poll_interval(self), self._fetch)
 
     # ------------------------------------------------------------ table
 

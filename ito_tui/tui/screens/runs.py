@@ -30,7 +30,7 @@ from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.needs_you import NeedsYouChanged
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
-from ito_tui.tui.session import shell
+from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.runfmt import duration, safe, stage_label, usd
 
@@ -239,11 +239,7 @@ class RunsScreen(Screen[None]):
             self._failures = 0
         if self.app.screen is self:
             # Arm the next poll only now that this one finished: requests never overlap.
-            self._timer = self.set_timer(self._interval(), self._fetch)
-
-    def _interval(self) -> float:
-        settings = getattr(self.app, "settings", None)
-        return max(1.0, float(getattr(settings, "refresh_s", 2.0)))
+            self._timer = self.set_timer(poll_interval(self), self._fetch)
 
     # ------------------------------------------------------------ table
 
