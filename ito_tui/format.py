@@ -1,4 +1,29 @@
-"""How a number from the backend is shown, whatever it is: the one policy for the CLI and TUI.
+"""How a number, a time or a name from the backend is shown: the one policy for the CLI,
+the TUI and the event log. Headless (no Textual, no Rich, nothing of `state/`).
+
+The forms, chosen where the screens and commands used to disagree (issue 17), for the
+form an operator reads fastest:
+
+- Missing: `MISSING` (`—`, an em dash) wherever a value is unknown; never `–`, `n/a`
+  or an empty cell, so a gap reads the same on every screen.
+- Money, exact: `usd` — `$1,234.50`, to the cent with thousands separators, everywhere
+  a person compares amounts (spend vs budget, a proposal's cost, the cancel modal, the
+  CLI). Compact: `usd_compact` — `$12.50`, `$846`, `$1.2K`, `$34.5K`, `$1.20M`, only
+  where a column is narrow (the runs list's spend, a chart's min–max).
+- Counts (tokens, samples): `count` — `8,192` below ten thousand, then `12.4K`,
+  `350M`, `160B`, `2.5T`, never `160.0B`. Steps and other exact integers: `integer`
+  (`172,304`).
+- Durations, one form: `duration` — `42s`, `12m05s`, `3h07m`, `2d04h` (725 s is
+  `12m05s` on every screen; an estimate's hours go through it too). Relative times:
+  `ends in 3h07m`, `started 2d04h ago`.
+- Percent: `percent` — `37%` (`37.5%` where a digit matters, e.g. MFU).
+- Times of day: `when` — `14:03:12 UTC` for today, `Nov 30 14:03 UTC` for an older
+  day, `2025-11-30 14:03 UTC` for another year: a decision time in a pane left open
+  for days carries its date.
+- Stage names: `stage_label` — `data prep`, `mid-train`, `long-context`, `SFT`, `DPO`,
+  `RLVR`, in the TUI, the CLI, the estimate pane and the palette alike; states:
+  `status_label` (`gate eval`, `awaiting approval`, `FAILED` for a stage).
+- Progress: `progress_text` — `step 23,484/30,632 · ETA 3h52m`.
 
 A non-finite value is data (API.md v1.1: a diverged loss, an ETA divided by a throughput
 of zero): NaN is shown as `NaN`, +Infinity as `∞`, −Infinity as `−∞` — never as the
@@ -8,40 +33,22 @@ in a short scientific form (`2.5e18`, `1e308`, `1e400` for an int no float can h
 fractions past ±999 % as `>999%`. An int is never handed to `float()` unguarded (10**400
 raises OverflowError there). Every function here takes any int, float or Decimal, returns
 a short string (at most ~24 characters, whatever the magnitude) and never raises.
-
-The formatters of the screens and commands keep their own layouts for ordinary values
-and ask `special()` / `special_duration()` first (issue 17 folds them in here).
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from decimal import Decimal
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Protocol
 
-__all__ = [
-    "BIG",
-    "INF",
-    "MAX_DAYS",
-    "NAN",
-    "NEG_INF",
-    "NONFINITE_MARKS",
-    "Number",
-    "fixed",
-    "general",
-    "integer",
-    "nonfinite",
-    "percent",
-    "scientific",
-    "special",
-    "special_duration",
-    "special_percent",
-    "to_float",
-]
+from ito_tui.textsafe import visible
 
-NAN = "NaN"
-INF = "∞"
-NEG_INF = "−∞"
+MISSING = "—"
+"""The one mark of a value that is not known (U+2014 EM DASH), on every screen."""
+
+NAN, INF, NEG_INF = "NaN", "∞", "−∞"
 """Marks of the non-finite values (U+2212 MINUS SIGN, as typeset, not a hyphen)."""
 NONFINITE_MARKS = (NAN, INF, NEG_INF)
 
@@ -50,8 +57,7 @@ BIG = 1e15
 MAX_DAYS = 999
 """The longest duration written out; anything longer is `>999d`."""
 _MAX_SECONDS = (MAX_DAYS + 1) * 86_400
-_MAX_FRAC = 9.995
-"""From here a fraction rounds to 1000 % or more: written `>999%`."""
+_MAX_FRAC = 9.995  # from here a fraction rounds to 1000 % or more: written `>999%`
 
 Number = int | float | Decimal
 
@@ -141,15 +147,252 @@ def general(value: Number, digits: int = 3) -> str:
     return text if text is not None else f"{value:.{digits}g}"
 
 
-def integer(value: Number) -> str:
-    """A count or step with thousands separators (`10,871`); bounded otherwise."""
+def integer(value: Number | None) -> str:
+    """A step or an exact count with thousands separators (`172,304`); `—` when unknown;
+    bounded otherwise."""
+    if value is None:
+        return MISSING
     text = special(value)
     if text is not None:
         return text
     return f"{value:,}" if isinstance(value, int) else f"{value:,.0f}"
 
 
-def percent(frac: Number, digits: int = 0) -> str:
-    """A fraction as a percentage (`37%`, `37.5%` with one digit); bounded otherwise."""
+def percent(frac: Number | None, digits: int = 0) -> str:
+    """A fraction as a percentage (`37%`, `37.5%` with one digit); `—` when unknown;
+    bounded otherwise."""
+    if frac is None:
+        return MISSING
     text = special_percent(frac)
     return text if text is not None else f"{frac * 100:.{digits}f}%"
+
+
+def _scaled(value: float, units: tuple[tuple[float, str, int], ...]) -> str | None:
+    """`value` in the largest unit it reaches once rounded (`999,960` is `1.0M`, not
+    `1000.0K`); None below the smallest unit."""
+    for limit, suffix, digits in units:
+        scaled = value / limit
+        if abs(round(scaled, digits)) >= 1:
+            return f"{scaled:.{digits}f}{suffix}"
+    return None
+
+
+_COUNT_UNITS = ((1e12, "T", 1), (1e9, "B", 1), (1e6, "M", 1), (1e3, "K", 1))
+_MONEY_UNITS = ((1e12, "T", 2), (1e9, "B", 2), (1e6, "M", 2), (1e3, "K", 1))
+
+
+def _money_value(value: object) -> Number | str | None:
+    """A money value as a number, or the safe text of one that is none (a backend string
+    that is not an amount is shown as sent, made visible); None for None."""
+    if value is None or isinstance(value, int | float | Decimal):
+        return value
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        return visible(str(value))
+
+
+def usd(value: object) -> str:
+    """Money to the cent, `$1,234.50` (`-$12.00` below zero); `—` when unknown; `$NaN`,
+    `$∞`, `$1e24` bounded. The exact form: spend, budgets, costs, the CLI."""
+    amount = _money_value(value)
+    if amount is None:
+        return MISSING
+    if isinstance(amount, str):
+        return amount
+    text = special(amount)
+    if text is not None:
+        return f"${text}"
+    exact = Decimal(str(amount)) if isinstance(amount, float) else Decimal(amount)
+    sign = "-" if exact < 0 else ""
+    return f"{sign}${abs(exact):,.2f}"
+
+
+def usd_compact(value: object) -> str:
+    """Money where a column is narrow: `$12.50`, `$846`, `$1.2K`, `$34.5K`, `$1.20M`."""
+    amount = _money_value(value)
+    if amount is None:
+        return MISSING
+    if isinstance(amount, str):
+        return amount
+    text = special(amount)
+    if text is not None:
+        return f"${text}"
+    v = float(amount)
+    sign, v = ("-" if v < 0 else ""), abs(v)
+    if v < 99.995:
+        return f"{sign}${v:.2f}"
+    if v < 999.5:
+        return f"{sign}${v:.0f}"
+    return f"{sign}${_scaled(v, _MONEY_UNITS)}"
+
+
+def count(value: Number | None) -> str:
+    """A big count such as tokens: `8,192`, `12.4K`, `350M`, `160B`, `2.5T` (no `.0`)."""
+    if value is None:
+        return MISSING
+    text = special(value)
+    if text is not None:
+        return text
+    v = float(value)
+    if abs(v) < 9_999.5:
+        return f"{v:,.0f}"
+    scaled = _scaled(v, _COUNT_UNITS) or f"{v:,.0f}"
+    number_part, suffix = scaled[:-1], scaled[-1]
+    return f"{number_part.removesuffix('.0')}{suffix}"
+
+
+def number(value: Number | None, digits: int = 3) -> str:
+    """A measured number in a few cells: `3.14`, `812`, `8,412`, `12.4K`, `1.2e-03`."""
+    if value is None:
+        return MISSING
+    text = special(value)
+    if text is not None:
+        return text
+    v = float(value)
+    if abs(v) >= 9_999.5:
+        return count(v)
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if v != 0 and abs(v) < 0.01:
+        return f"{v:.1e}"
+    return f"{v:.{digits}g}"
+
+
+def duration(seconds: Number | None) -> str:
+    """The one duration form: `42s`, `12m05s`, `3h07m`, `2d04h`; `—` when unknown; `NaN`,
+    `∞`, `>999d` bounded. A negative duration (clock skew) is `0s`."""
+    if seconds is None:
+        return MISSING
+    text = special_duration(seconds)
+    if text is not None:
+        return text
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
+def ends_in(at: datetime, now: datetime) -> str:
+    """`ends in 3d04h`, or `ended 2h05m ago`, relative to `now` (a frozen clock in tests)."""
+    delta = (at - now).total_seconds()
+    return f"ends in {duration(delta)}" if delta >= 0 else f"ended {duration(-delta)} ago"
+
+
+def starts_in(at: datetime, now: datetime) -> str:
+    """`starts in 5h02m`, or `started 1d03h ago`."""
+    delta = (at - now).total_seconds()
+    return f"starts in {duration(delta)}" if delta >= 0 else f"started {duration(-delta)} ago"
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def when(at: datetime | None, now: datetime) -> str:
+    """A moment in UTC: `14:03:12 UTC` on `now`'s day, `Nov 30 14:03 UTC` on another day
+    of its year, `2025-11-30 14:03 UTC` in another year; `—` when unknown. Month names are
+    English whatever the locale."""
+    if at is None:
+        return MISSING
+    t, today = _utc(at), _utc(now)
+    if t.date() == today.date():
+        return f"{t:%H:%M:%S} UTC"
+    if t.year == today.year:
+        return f"{_MONTHS[t.month - 1]} {t.day} {t:%H:%M} UTC"
+    return f"{t:%Y-%m-%d %H:%M} UTC"
+
+
+STAGE_LABELS: dict[str, str] = {
+    "data_prep": "data prep",
+    "ladder": "ladder",
+    "plan": "plan",
+    "pretrain": "pretrain",
+    "mid_train": "mid-train",
+    "long_context": "long-context",
+    "sft": "SFT",
+    "dpo": "DPO",
+    "rlvr": "RLVR",
+}
+"""A person's name for each pipeline stage; an unknown stage is shown as sent (safe)."""
+
+
+def stage_label(name: object) -> str:
+    """`data prep`, `mid-train`, `SFT`: a stage's name as every screen and command writes it."""
+    if name is None:
+        return MISSING
+    return STAGE_LABELS.get(str(name), visible(str(name)))
+
+
+STATUS_WORDS: dict[str, str] = {
+    "gate_eval": "gate eval",
+    "failed": "FAILED",
+    "awaiting_approval": "awaiting approval",
+}
+"""Stage and run states written differently from their API names (a failure in capitals,
+so it stands out without colour); every other state is its name with spaces."""
+
+
+def status_label(status: object) -> str:
+    """`running`, `gate eval`, `FAILED`, `awaiting approval`: a stage's or run's state."""
+    if status is None:
+        return MISSING
+    text = str(status)
+    return STATUS_WORDS.get(text, visible(text.replace("_", " ")))
+
+
+class HasProgress(Protocol):
+    """What `progress_text` reads (`state.views.Progress`, a contract `StageProgress`)."""
+
+    @property
+    def step(self) -> int | None: ...
+    @property
+    def total_steps(self) -> int | None: ...
+    @property
+    def eta_s(self) -> float | None: ...
+
+
+def progress_text(p: HasProgress) -> str:
+    """`step 23,484/30,632 · ETA 3h52m` (no ETA when none is known); `—` before a step."""
+    if p.step is None:
+        return MISSING
+    text = f"step {integer(p.step)}"
+    if p.total_steps:
+        text += f"/{integer(p.total_steps)}"
+    if p.eta_s is not None:
+        text += f" · ETA {duration(p.eta_s)}"
+    return text
+
+
+def metric_value(unit: str, value: Number | None) -> str:
+    """A telemetry metric's value by its unit (`state.metrics.Unit`): `3.14`, `96.2%`,
+    `75 GiB`, `$34,516.10`, `3 steps`; `—` when unknown."""
+    if value is None:
+        return MISSING
+    if unit == "fraction":
+        return percent(value, 1)
+    if unit == "gib":
+        return f"{fixed(value, 0)} GiB"
+    if unit == "usd":
+        return usd(value)
+    if unit == "steps":
+        return f"{fixed(value, 0)} steps"
+    return number(value)
+
+
+def metric_compact(unit: str, value: Number | None) -> str:
+    """`metric_value` for a narrow stats column: `$34.5K`, `3 st`; the others alike."""
+    if value is None:
+        return MISSING
+    if unit == "usd":
+        return usd_compact(value)
+    if unit == "steps":
+        return f"{fixed(value, 0)} st"
+    return metric_value(unit, value)
