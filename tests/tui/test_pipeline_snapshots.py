@@ -38,7 +38,7 @@ async def settle(pilot: Pilot[Any]) -> None:
         screen = screens[0]
         client = app.client  # type: ignore[attr-defined]
         done = screen.tracker.last_seq >= len(client.script)
-        if done and not screen._dirty - {"charts-hidden", "log-hidden", "timeline-hidden"}:
+        if done and not screen.repaints.pending:
             break
     await pilot.pause(0.6)
 

@@ -19,7 +19,6 @@ from ito_tui.config import Alerts
 from ito_tui.contract import Failure, Proposal, make_event
 from ito_tui.state import RunState
 from ito_tui.tui.alerts import Alerter, terminal_title
-from ito_tui.tui.screens import pipeline as pipeline_module
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
@@ -434,38 +433,6 @@ async def test_runs_list_filters_opens_and_never_overlaps_requests() -> None:
         await pilot.press("enter")
         await pilot.pause(0.3)
         assert isinstance(app.screen, PipelineScreen) and app.screen.run_id == RUN_ID
-
-
-async def test_a_change_after_a_quiet_interval_is_painted_at_once_and_a_burst_waits(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Charts repaint at most every CHART_INTERVAL_S, on the leading edge: a lone change
-    (an event a second) is painted in the turn that brought it, not one timer later."""
-    clock = SimpleNamespace(now=1000.0)
-    monkeypatch.setattr(pipeline_module, "time", SimpleNamespace(monotonic=lambda: clock.now))
-    client = FakeClient(script=pretrain_script(up_to_step=40).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
-        flushes: list[float] = []
-        flush = screen._flush_fast
-
-        def counting_flush() -> None:
-            flushes.append(clock.now)
-            flush()
-
-        monkeypatch.setattr(screen, "_flush_fast", counting_flush)
-        clock.now += 5.0  # quiet for a while
-        screen._mark("charts")
-        await pilot.pause()
-        assert flushes == [clock.now]  # at once
-        screen._mark("charts")  # within the interval: waits for its end
-        await pilot.pause()
-        assert len(flushes) == 1 and "fast" in screen._armed
-        await pilot.pause(2 * pipeline_module.CHART_INTERVAL_S)
-        assert len(flushes) == 2 and not screen._armed
 
 
 async def test_the_stage_list_redraws_for_a_new_event_time_only_when_an_elapsed_time_shows_it(

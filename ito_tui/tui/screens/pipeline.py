@@ -9,7 +9,6 @@ bursts coalesce and an idle run costs nothing.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -36,6 +35,7 @@ from ito_tui.tui.alerts import terminal_title
 from ito_tui.tui.compositor import RowCropCompositor
 from ito_tui.tui.errors import WorkerFailed, forward_failure
 from ito_tui.tui.needs_you import AppAlerts, NeedsYouChanged
+from ito_tui.tui.repaint import CHART_INTERVAL_S, TABLE_INTERVAL_S, Repaints
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.session import shell
@@ -53,18 +53,11 @@ if TYPE_CHECKING:
     from ito_tui.client import ConnectionState
     from ito_tui.tui.alerts import Alerter
 
-CHART_INTERVAL_S = 0.1
-"""Charts, stage list and log repaint at most 10 times a second."""
-TABLE_INTERVAL_S = 0.5
-"""Tables (stage detail, timeline) repaint at most twice a second."""
 BACKFILL_POINTS = 2000
 """Telemetry points fetched on open and after a resync (the series bucket them anyway)."""
 HISTORY_EVENTS = 5000
 """Events before the snapshot replayed on open, for the event log's history (at most half
 the server's retention, which would otherwise answer with a resync)."""
-
-FAST = frozenset({"stages", "charts", "log", "strip"})
-SLOW = frozenset({"detail", "timeline"})
 
 
 def binding(
@@ -118,10 +111,21 @@ class PipelineScreen(Screen[None]):
         self.charts = TelemetryCharts(self.tracker.bank)
         self.connection = "connecting"
         self.loaded = False
-        self._dirty: set[str] = set()
-        self._armed: set[str] = set()
-        """Which flushes ("fast", "slow") are scheduled."""
-        self._last_flush = {"fast": 0.0, "slow": 0.0}
+        self.repaints = Repaints(self)
+        """The one repaint scheduler of this screen's panels (`pending` while one waits)."""
+        fast, slow = CHART_INTERVAL_S, TABLE_INTERVAL_S
+        self.repaints.panel("strip", self._paint_strip, interval=fast)
+        self.repaints.panel("stages", self._paint_stages, interval=fast)
+        self.repaints.panel(
+            "charts", self._paint_charts, interval=fast, visible=self._on_tab("tab-telemetry")
+        )
+        self.repaints.panel(
+            "log", self._paint_log, interval=fast, visible=self._on_tab("tab-events")
+        )
+        self.repaints.panel("detail", self._paint_detail, interval=slow)
+        self.repaints.panel(
+            "timeline", self._paint_timeline, interval=slow, visible=self._on_tab("tab-timeline")
+        )
         # Repaints touch a few rows at a time: render only widgets on those rows.
         self._compositor = RowCropCompositor()
         self._last_event_ts: datetime | None = None
@@ -171,9 +175,7 @@ class PipelineScreen(Screen[None]):
             self._lent = True
         self.query_one("#log-search").display = False
         self._log_caption()
-        self._dirty = set(FAST | SLOW)
-        self._flush_fast()
-        self._flush_slow()
+        self.repaints.mark_all()
         self._follow()
 
     def on_unmount(self) -> None:
@@ -289,7 +291,7 @@ class PipelineScreen(Screen[None]):
         if self.run_state.plan is not None:
             self.charts.hbm_gib = self.run_state.plan.hbm_per_gpu_gib
             self.charts.fp8 = "8" in str(self.run_state.plan.precision)
-        self._mark(*FAST, *SLOW)
+        self.repaints.mark_all()
 
     def _on_connection(self, state: ConnectionState) -> None:
         status = state.status
@@ -311,7 +313,7 @@ class PipelineScreen(Screen[None]):
             # The stream re-read a snapshot behind what it had shown (the backend's history
             # went backwards) or the run's end: re-base on it, numbering included.
             self.tracker.rebase(getattr(event, "data"))  # noqa: B009 - dynamic event class
-            self._mark(*FAST, *SLOW)
+            self.repaints.mark_all()
             return
         if not self.tracker.feed(event):
             # History (from before the snapshot) or a duplicate: the state is unchanged;
@@ -326,7 +328,7 @@ class PipelineScreen(Screen[None]):
         if event.type == "telemetry":
             self._mark("charts")
         else:
-            self._mark(*SLOW)
+            self._mark("detail", "timeline")
         if after.plan is not None and before.plan is None:
             self.charts.hbm_gib = after.plan.hbm_per_gpu_gib
             self.charts.fp8 = "8" in str(after.plan.precision)
@@ -401,87 +403,57 @@ class PipelineScreen(Screen[None]):
     # ------------------------------------------------------------ coalesced repaint
 
     def _mark(self, *parts: str) -> None:
-        """Note what changed and schedule its repaint, at most once per interval.
+        self.repaints.mark(*parts)
 
-        The first change after a quiet interval is painted in the same wake-up that
-        brought it; changes within the interval wait for its end. At 1 event/s every
-        event is the first: one wake-up per event instead of a second one 0.1 s later
-        for a timer, which cost more than the painting (bench #4).
-        """
-        self._dirty.update(parts)
-        if self._dirty & FAST:
-            self._schedule("fast", CHART_INTERVAL_S, self._flush_fast)
-        if self._dirty & SLOW:
-            self._schedule("slow", TABLE_INTERVAL_S, self._flush_slow)
-
-    def _schedule(self, name: str, interval: float, flush: Callable[[], None]) -> None:
-        if name in self._armed:
-            return
-        self._armed.add(name)
-        wait = interval - (time.monotonic() - self._last_flush[name])
-        if wait > 0:
-            self.set_timer(wait, flush)
-        else:
-            self.call_later(flush)
-
-    def _flushed(self, name: str) -> None:
-        self._armed.discard(name)
-        self._last_flush[name] = time.monotonic()
-
-    def _flush_fast(self) -> None:
-        self._flushed("fast")
-        dirty, self._dirty = self._dirty & FAST, self._dirty - FAST
+    def _paint_stages(self) -> None:
         s = self.run_state
-        if "strip" in dirty:
-            self._paint_strip(s)
-        if "stages" in dirty:
-            stages = self.query_one(StageList)
-            stages.now = self._last_event_ts
-            stages.current = s.current_stage
-            if stages.stages is not s.stages:
-                stages.stages = s.stages
-            if self._follow_current and s.current_stage:
-                stages.select(s.current_stage)
-            failed = next((g for g in s.gates.values() if str(g.status) == "failed"), None)
-            banner = self.query_one(GateBanner)
-            if banner.gate is not failed:
-                banner.gate = failed
-        if "charts" in dirty and self.query_one(TabbedContent).active == "tab-telemetry":
-            panel = self.query_one(TelemetryPanel)
-            if s.telemetry is not None and s.telemetry.rl is not None:
-                self.charts.staleness_bound = s.telemetry.rl.staleness_bound
-            panel.stage = s.current_stage
-            panel.version += 1
-        elif "charts" in dirty:
-            self._dirty.add("charts-hidden")
-        if "log" in dirty and self.query_one(TabbedContent).active == "tab-events":
-            self.query_one(EventLogView).version += 1
-        elif "log" in dirty:
-            self._dirty.add("log-hidden")
+        stages = self.query_one(StageList)
+        stages.now = self._last_event_ts
+        stages.current = s.current_stage
+        if stages.stages is not s.stages:
+            stages.stages = s.stages
+        if self._follow_current and s.current_stage:
+            stages.select(s.current_stage)
+        failed = next((g for g in s.gates.values() if str(g.status) == "failed"), None)
+        banner = self.query_one(GateBanner)
+        if banner.gate is not failed:
+            banner.gate = failed
 
-    def _flush_slow(self) -> None:
-        self._flushed("slow")
-        dirty, self._dirty = self._dirty & SLOW, self._dirty - SLOW
+    def _paint_charts(self) -> None:
         s = self.run_state
-        if "detail" in dirty:
-            name = self._selected or s.current_stage or "data_prep"
-            detail = self.query_one(StageDetail)
-            detail.summaries = {
-                "manifest": s.manifest,
-                "dedup": s.dedup,
-                "decontam": s.decontam,
-                "ladder": s.ladder,
-            }
-            detail.plan = s.plan
-            detail.stage = s.stage(name)
-        if "timeline" in dirty and self.query_one(TabbedContent).active == "tab-timeline":
-            timeline = self.query_one(Timeline)
-            timeline.checkpoints = s.checkpoints
-            timeline.faults = s.faults
-        elif "timeline" in dirty:
-            self._dirty.add("timeline-hidden")
+        panel = self.query_one(TelemetryPanel)
+        if s.telemetry is not None and s.telemetry.rl is not None:
+            self.charts.staleness_bound = s.telemetry.rl.staleness_bound
+        panel.stage = s.current_stage
+        panel.version += 1
 
-    def _paint_strip(self, s: RunState) -> None:
+    def _paint_log(self) -> None:
+        self.query_one(EventLogView).version += 1
+
+    def _paint_detail(self) -> None:
+        s = self.run_state
+        name = self._selected or s.current_stage or "data_prep"
+        detail = self.query_one(StageDetail)
+        detail.summaries = {
+            "manifest": s.manifest,
+            "dedup": s.dedup,
+            "decontam": s.decontam,
+            "ladder": s.ladder,
+        }
+        detail.plan = s.plan
+        detail.stage = s.stage(name)
+
+    def _paint_timeline(self) -> None:
+        s = self.run_state
+        timeline = self.query_one(Timeline)
+        timeline.checkpoints = s.checkpoints
+        timeline.faults = s.faults
+
+    def _on_tab(self, tab: str) -> Callable[[], bool]:
+        return lambda: self.query_one(TabbedContent).active == tab
+
+    def _paint_strip(self) -> None:
+        s = self.run_state
         header = self.query_one(HeaderStrip)
         header.connection = self.connection
         self.query_one(RunStrip).run = s
@@ -513,14 +485,7 @@ class PipelineScreen(Screen[None]):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self) -> None:
         # Hidden panels skipped their repaints; catch up now that one is shown.
-        for hidden, part in (
-            ("charts-hidden", "charts"),
-            ("log-hidden", "log"),
-            ("timeline-hidden", "timeline"),
-        ):
-            if hidden in self._dirty:
-                self._dirty.discard(hidden)
-                self._mark(part)
+        self.repaints.shown()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         s = self.run_state
