@@ -1,0 +1,29 @@
+"""The one wait of pilot tests: let the app run until a condition holds, or fail the test."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+
+async def wait_for(
+    pilot: Pilot[Any],
+    predicate: Callable[[], object],
+    timeout: float = 30.0,  # noqa: ASYNC109 - a deadline in the app's loop time
+    what: str = "",
+) -> None:
+    """Pump the app until `predicate()` holds, then once more (so what it waited for is
+    drawn); fails the test after `timeout` seconds, naming `what` it waited for.
+
+    A bound, not a timed assertion: a loaded machine gets the whole of it.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await pilot.pause(0.05)
+    await pilot.pause()
