@@ -1,36 +1,65 @@
-"""Pure, synchronous run state: reducers, bounded telemetry history, the event log.
+"""Pure, synchronous run state: reducers, bounded telemetry history, the event log, and
+the immutable views every screen draws (`views`).
 
 No I/O, no textual, no httpx: shared by the TUI and the CLI's `watch`.
 """
 
-from .bank import METRICS, TelemetryBank
+from .bank import TelemetryBank
+from .changes import EVERYTHING, NOTHING, Changes
 from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
+from .metrics import BY_KEY, METRICS, Metric, Unit
 from .records import MAX_CHECKPOINTS, MAX_HISTORY, CheckpointFailure, LossSpike, Rewind
 from .run import Outcome, RunState
 from .telemetry import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, Column, SeriesView, TelemetrySeries
 from .tracker import RunTracker
+from .views import (
+    ChartView,
+    Marker,
+    MarkerKind,
+    Progress,
+    StageView,
+    chart_view,
+    progress,
+    progress_of_run,
+    stage_views,
+)
 
 __all__ = [
+    "BY_KEY",
+    "EVERYTHING",
     "MAX_CHECKPOINTS",
     "MAX_HISTORY",
     "METRICS",
     "NAN_BIT",
     "NEG_INF_BIT",
     "NOISY_TYPES",
+    "NOTHING",
     "POS_INF_BIT",
     "SEVERITIES",
+    "Changes",
+    "ChartView",
     "CheckpointFailure",
     "Column",
     "EventLog",
     "LogEntry",
     "LossSpike",
+    "Marker",
+    "MarkerKind",
+    "Metric",
     "Outcome",
+    "Progress",
     "Rewind",
     "RunState",
     "RunTracker",
     "SeriesView",
+    "StageView",
     "TelemetryBank",
     "TelemetrySeries",
+    "Unit",
+    "chart_view",
     "describe",
+    "progress",
+    "progress_of_run",
     "severity_of",
+    "stage_views",
 ]

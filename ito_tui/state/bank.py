@@ -2,45 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ito_tui.contract import TelemetrySample
 from ito_tui.format import to_float
 
+from .metrics import METRICS
 from .telemetry import TelemetrySeries
 
-__all__ = ["METRICS", "TelemetryBank"]
-
-
-METRICS: Mapping[str, str] = {
-    "loss": "training loss",
-    "grad_norm": "gradient norm",
-    "tokens_per_s_per_gpu": "tokens/s per GPU",
-    "mfu": "MFU",
-    "mem_gib": "max reserved memory (GiB)",
-    "goodput": "ML goodput (ml_productivity_frac)",
-    "goodput_runtime": "runtime goodput",
-    "interruptions_per_1k": "interruptions per 1k GPU-hours",
-    "ckpt_write_gb_per_s": "checkpoint write GB/s",
-    "spend_usd": "spend (USD)",
-    "rl_reward": "RL reward (mean)",
-    "rl_entropy": "RL entropy",
-    "rl_staleness": "RL max staleness (steps)",
-    "rl_filtered_frac": "RL filtered group fraction",
-    "rl_ess": "RL effective sample size fraction",
-}
-"""Metric names a `TelemetryBank` keeps, with a human label each."""
+__all__ = ["TelemetryBank"]
 
 
 class TelemetryBank:
-    """A `TelemetrySeries` per metric in `METRICS`, keyed by x = the sample's `ts` in seconds.
+    """A `TelemetrySeries` per metric of `metrics.METRICS`, keyed by x = the sample's `ts`
+    in seconds.
 
     Live events and `GET /telemetry` backfills must use the same x (the default),
     or the series would see its x jump between two clocks.
     """
 
     def __init__(self) -> None:
-        self.series: dict[str, TelemetrySeries] = {m: TelemetrySeries(m) for m in METRICS}
+        self.series: dict[str, TelemetrySeries] = {m.key: TelemetrySeries(m.key) for m in METRICS}
         self.samples = 0
 
     def __getitem__(self, metric: str) -> TelemetrySeries:

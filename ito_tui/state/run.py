@@ -27,6 +27,7 @@ from ito_tui.contract import (
     Checkpoint,
     DecontamCompleted,
     DedupCompleted,
+    Estimate,
     EventBase,
     Failure,
     FaultRecord,
@@ -106,6 +107,8 @@ class RunState:
     telemetry_seq: int = 0
     """The event seq of `telemetry` (a rewind is recorded once per drop in step)."""
     spec: TrainingSpecEcho | None = None
+    estimate: Estimate | None = None
+    """The plan's estimate from the snapshot (a stage it omits is skipped: `views`)."""
     goodput: GoodputSummary | None = None
     operator: str | None = None
     resynced: int = 0
@@ -171,6 +174,7 @@ class RunState:
             last_seq=max(seq, run.last_event_seq, self.last_seq),
             plan=run.plan if run.plan is not None else self.plan,
             spec=run.spec,
+            estimate=run.estimate if run.estimate is not None else self.estimate,
             goodput=run.goodput,
             operator=run.operator,
             **{k: v for k, v in _stage_summaries(stages).items() if getattr(self, k) is None},

@@ -1,16 +1,34 @@
-"""`RunTracker`: one run's `RunState`, `TelemetryBank` and `EventLog`, fed event by event."""
+"""`RunTracker`: one run's `RunState`, `TelemetryBank` and `EventLog`, fed event by event.
+
+The one owner of a run's data: the stream's events (`feed`), snapshots (`seed`,
+`rebase`) and telemetry pages (`backfill`) all go through it, and each returns the
+`Changes` it made, so the screen repaints what changed and nothing copies state.
+"""
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ito_tui.contract import EventBase, Run, TelemetrySample
 
 from .bank import TelemetryBank
+from .changes import EVERYTHING, NOTHING, Changes
 from .eventlog import EventLog
+from .markers import event_markers
 from .run import RunState
+from .telemetry import MAX_MARKERS
+from .views import chart_view, progress, stage_views
+
+if TYPE_CHECKING:
+    from .views import ChartView, Progress, StageView
 
 __all__ = ["RunTracker", "rebased"]
+
+_TIMELINE = ("checkpoint.", "fault.")
+"""Event types that change the timeline (checkpoints, faults)."""
 
 
 def rebased(state: RunState, run: Run) -> RunState:
@@ -38,6 +56,8 @@ class RunTracker:
         self.log = EventLog(log_capacity)
         self._logged = 0
         """The highest seq offered to the log."""
+        self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
+        """Every chart marker (x, label), kept to re-mark a bank a backfill rebuilds."""
 
     @property
     def run_id(self) -> str:
@@ -47,52 +67,117 @@ class RunTracker:
     def last_seq(self) -> int:
         return self.state.last_seq
 
-    def feed(self, event: EventBase) -> bool:
-        """Apply `event`; False (and the state does not change) when its seq was already
-        seen.
+    @property
+    def rewinds(self) -> int:
+        """How many step rewinds the run has had (the charts' caption counts them)."""
+        return len(self.state.rewinds)
+
+    # ------------------------------------------------------------ writing
+
+    def feed(self, event: EventBase) -> Changes:
+        """Apply `event` and say what changed; `NOTHING` when its seq was already seen.
 
         An event the state already holds because it was seeded from a later snapshot is
         history: it goes to the log (once, in seq order) and nowhere else. A screen that
         opens a run mid-way replays the stream from before its snapshot to fill the log.
+        A `resync` at or below the last seq is a snapshot behind what was shown (the
+        backend's history went backwards, or the run's end re-read): the state re-bases on
+        it, numbering included.
         """
         before = self.state
         if event.seq <= before.last_seq:
+            if event.type == "resync":
+                return self.rebase(getattr(event, "data"))  # noqa: B009 - dynamic event class
             if event.seq > self._logged:
                 self._logged = event.seq
-                self.log.append(event)
-            return False
+                return Changes(log=self.log.append(event) is not None)
+            return NOTHING
         after = before.apply(event)
         self.state = after
         self._logged = event.seq
-        self.log.append(event)
+        logged = self.log.append(event) is not None
+        if event.type == "resync":
+            return EVERYTHING
+        kind = event.type
+        telemetry = False
         sample = getattr(event, "data", None)
         if isinstance(sample, TelemetrySample):
             # Keyed by the sample's own `ts`, like a `GET /telemetry` backfill, so live
             # and backfilled samples share one x axis (event `sim_ts` has no page twin).
             self.bank.ingest(sample)
-        if len(after.rewinds) != len(before.rewinds) or (
-            after.rewinds and after.rewinds[-1] is not before.rewinds[-1]
-        ):
-            rw = after.rewinds[-1]
-            at = self.bank["loss"].last_x
-            if at is not None:
-                self.bank.add_marker(at, f"rewind {rw.from_step}→{rw.to_step}")
-        return True
+            telemetry = True
+        labels = event_markers(before, after, event)
+        at = self._newest_x() if labels else None
+        if at is not None:
+            for label in labels:
+                self._mark(at, label)
+            telemetry = True
+        return Changes(
+            run=after is not before,
+            log=logged,
+            telemetry=telemetry,
+            timeline=kind.startswith(_TIMELINE),
+            proposals=kind.startswith("proposal."),
+        )
 
-    def rebase(self, run: Run) -> None:
+    def rebase(self, run: Run) -> Changes:
         """Take `run` as the truth, numbering included, though it is behind (`rebased`).
 
         The log keeps what was shown; events are logged again from the new numbering.
         """
         self.state = rebased(self.state, run)
         self._logged = self.state.last_seq
+        return EVERYTHING
 
-    def seed(self, run: Run) -> bool:
+    def seed(self, run: Run) -> Changes:
         """Re-seed from a snapshot fetched out of band (keeps charts, log and markers).
 
-        A snapshot older than what the events already said is ignored (False).
+        A snapshot older than what the events already said is ignored (`NOTHING`).
         """
         if run.last_event_seq < self.state.last_seq:
-            return False
+            return NOTHING
         self.state = self.state.reseed(run, seq=run.last_event_seq)
-        return True
+        return EVERYTHING
+
+    def backfill(self, samples: Iterable[TelemetrySample], *, fresh: bool = True) -> Changes:
+        """Add a `GET /telemetry` page, oldest first, skipping what the bank already has.
+
+        `fresh` starts a new bank (on open, and after a resync, whose history may have
+        gaps or overlaps with what the old bank holds); the chart markers are kept.
+        """
+        if fresh:
+            self.bank = TelemetryBank()
+        bank = self.bank
+        last_x = self._newest_x()
+        added = 0
+        for sample in sorted(samples, key=lambda s: s.seq):
+            x = sample.ts.timestamp()
+            if last_x is None or x > last_x:
+                bank.ingest(sample, x)
+                last_x = x
+                added += 1
+        if fresh:
+            for x, label in self._markers:
+                bank.add_marker(x, label)
+        return Changes(telemetry=fresh or added > 0)
+
+    def _mark(self, x: float, label: str) -> None:
+        self._markers.append((x, label))
+        self.bank.add_marker(x, label)
+
+    def _newest_x(self) -> float | None:
+        """The x of the bank's newest sample (every metric shares the sample's `ts`)."""
+        xs = [s.last_x for s in self.bank.series.values() if s.last_x is not None]
+        return max(xs) if xs else None
+
+    # ------------------------------------------------------------ views
+
+    def chart(self, key: str, width: int, window_s: float | None) -> ChartView:
+        """The `key` chart (`views.chart_view`) of this run."""
+        return chart_view(self.state, self.bank, key, width, window_s)
+
+    def stages(self) -> tuple[StageView, ...]:
+        return stage_views(self.state)
+
+    def progress(self) -> Progress:
+        return progress(self.state)

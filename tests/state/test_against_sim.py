@@ -115,7 +115,9 @@ async def test_a_real_resync_reseeds_the_tracker(sim_factory: Callable[..., Any]
             async for event in c.events(final.run_id, since_seq=1):
                 tracker.feed(event)
     s = tracker.state
-    assert s.resynced == 1
+    # Two re-seeds: the expired history's snapshot, and the run's end re-read as a
+    # `resync` at the last seq (which `feed` re-bases on, as the run screen did).
+    assert s.resynced == 2
     assert s.terminal and s.state == str(final.state) and s.last_seq == final.last_event_seq
     assert s.outcome == "completed" and s.failure == final.failure
     assert list(s.faults) == final.faults and s.spend == final.spend and s.plan == final.plan

@@ -112,7 +112,7 @@ def test_memory_from_1e3_to_1e7_samples() -> None:
 
 def test_a_bank_stays_within_5_mb_whatever_the_run_length() -> None:
     bank = TelemetryBank()
-    assert set(bank.series) == set(METRICS)
+    assert set(bank.series) == {m.key for m in METRICS}
     assert sum(s.max_nbytes() for s in bank.series.values()) <= 5 * 1024 * 1024
 
 
@@ -224,7 +224,7 @@ def test_bank_ingests_every_metric() -> None:
     assert bank["goodput"].last == 0.87 and bank["goodput_runtime"].last == 0.97
     assert bank["spend_usd"].last == 1.5
     assert bank["rl_ess"].last == 0.7 and bank["rl_staleness"].last == 3.0
-    assert all(name in bank for name in METRICS)
+    assert all(m.key in bank for m in METRICS)
     bank.ingest(TelemetrySample.model_validate(telemetry_data(2, 110)))
     assert bank["rl_ess"].count == 1  # no rl block: nothing appended
     assert bank["loss"].last_x == sample.ts.timestamp() + 1

@@ -1,0 +1,262 @@
+"""Immutable views of a run, computed from `RunState` (and its `TelemetryBank`) alone.
+
+Every screen draws these values and nothing else, so two panels showing the same fact
+cannot disagree: `progress` is the one source of step, ETA and spend; `stage_views`
+the one source of each stage's status; `chart_view` the one source of a chart's columns
+and labels (resolved from the run: "SFT loss" in SFT, "of 80 GiB" once the plan is known).
+Pure functions, no Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Literal, get_args
+
+from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, Stage
+from ito_tui.format import fixed
+
+from .metrics import BY_KEY, Unit
+
+if TYPE_CHECKING:
+    from .bank import TelemetryBank
+    from .run import RunState
+
+__all__ = [
+    "LOSS_LABELS",
+    "ChartView",
+    "Marker",
+    "MarkerKind",
+    "Progress",
+    "StageView",
+    "chart_view",
+    "marker_kind",
+    "progress",
+    "progress_of_run",
+    "skipped_by_spec",
+    "stage_views",
+]
+
+MarkerKind = Literal["rewind", "fault", "recovery", "checkpoint", "gate"]
+MARKER_KINDS: frozenset[str] = frozenset(get_args(MarkerKind))
+
+LOSS_LABELS = {"sft": "SFT loss", "dpo": "DPO loss", "rlvr": "RL loss"}
+"""The loss chart's label in a post-training stage (pretraining's is "loss")."""
+
+_POST_CHAIN = ("sft", "dpo", "rlvr")
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A marked moment on a chart, at a column of it."""
+
+    column: int
+    kind: MarkerKind
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChartView:
+    """What one chart draws: its columns over a window at a width, labels resolved."""
+
+    key: str
+    label: str
+    sublabel: str
+    unit: Unit
+    floor: float | None
+    lows: tuple[float | None, ...]
+    highs: tuple[float | None, ...]
+    odd: tuple[int, ...]
+    """Per column, the non-finite kinds in it (`NAN_BIT | POS_INF_BIT | NEG_INF_BIT`)."""
+    value: float | None
+    """The series' newest value (NaN or ±inf too)."""
+    vmin: float | None
+    vmax: float | None
+    markers: tuple[Marker, ...]
+    note: str | None = None
+    """Written instead of a value, e.g. "n/a (fp8)" for the MFU of an fp8 run."""
+
+    @property
+    def width(self) -> int:
+        return len(self.lows)
+
+
+@dataclass(frozen=True, slots=True)
+class StageView:
+    """One pipeline stage as every screen shows it."""
+
+    name: str
+    status: str
+    """pending | running | paused | gate_eval | passed | failed | skipped | cancelled"""
+    stage: Stage | None
+    step: int | None
+    total_steps: int | None
+    tokens: int | None
+    total_tokens: int | None
+    eta_s: float | None
+    gate: Gate | None
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """The one source of step, ETA and spend for every screen (list, detail, header, modal)."""
+
+    stage: str | None
+    step: int | None
+    total_steps: int | None
+    eta_s: float | None
+    usd_spent: Decimal | None
+    budget_usd: Decimal | None
+    state: str
+
+
+def marker_kind(label: str) -> MarkerKind | None:
+    """The kind of a bank marker, from its label's first word ("rewind 900→800")."""
+    word = label.split(" ", 1)[0]
+    return word if word in MARKER_KINDS else None  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------- charts
+
+
+def chart_view(
+    state: RunState, bank: TelemetryBank, key: str, width: int, window_s: float | None
+) -> ChartView:
+    """The `key` chart `width` columns wide over the last `window_s` seconds (None: the run)."""
+    metric = BY_KEY[key]
+    series = bank[key]
+    view = series.view(width, window_s)
+    label, sublabel, note = metric.label, metric.sublabel, None
+    plan = state.plan
+    if key == "loss":
+        label = LOSS_LABELS.get(state.current_stage or "", metric.label)
+    elif key == "mem_gib" and plan is not None and plan.hbm_per_gpu_gib:
+        sublabel = f"of {fixed(plan.hbm_per_gpu_gib, 0)} GiB"
+    elif key == "mfu" and plan is not None and "8" in str(plan.precision) and series.last is None:
+        note = "n/a (fp8)"
+    elif key == "rl_staleness":
+        rl = state.telemetry.rl if state.telemetry is not None else None
+        sublabel = f"bound {rl.staleness_bound}" if rl is not None else ""
+    markers = tuple(
+        Marker(column, kind, text)
+        for column, text in view.markers
+        if (kind := marker_kind(text)) is not None
+    )
+    columns = view.columns
+    return ChartView(
+        key=key,
+        label=label,
+        sublabel=sublabel,
+        unit=metric.unit,
+        floor=metric.floor,
+        lows=tuple(None if c is None else c.min for c in columns),
+        highs=tuple(None if c is None else c.max for c in columns),
+        odd=tuple(0 if c is None else c.odd for c in columns),
+        value=view.last,
+        vmin=view.min,
+        vmax=view.max,
+        markers=markers,
+        note=note,
+    )
+
+
+# ---------------------------------------------------------------- stages
+
+
+def skipped_by_spec(state: RunState) -> frozenset[str]:
+    """Stages the run's spec leaves out: post-training past the chosen phase of
+    SFT → DPO → RLVR (all three for `none`), and any stage the plan's estimate omits
+    ("stages absent from the estimate are skipped")."""
+    skipped: set[str] = set()
+    spec = state.spec
+    if spec is not None:
+        post = spec.post_training
+        last = str(post.value if isinstance(post, PostTraining) else post or "none")
+        keep = _POST_CHAIN[: _POST_CHAIN.index(last) + 1] if last in _POST_CHAIN else ()
+        skipped.update(s for s in _POST_CHAIN if s not in keep)
+    estimate = state.estimate
+    if estimate is not None and estimate.stages:
+        listed = {str(s.stage) for s in estimate.stages}
+        skipped.update(n.value for n in STAGE_ORDER if n.value not in listed)
+    return frozenset(skipped)
+
+
+def _paused(state: RunState) -> bool:
+    """Whether the run waits for a person with its training stopped."""
+    if state.state != "awaiting_approval":
+        return False
+    pending = state.pending
+    return not pending or any(p.run_paused for p in pending)
+
+
+def stage_views(state: RunState) -> tuple[StageView, ...]:
+    """Every stage of the pipeline in order, each status derived from the spec and the run.
+
+    A stage the spec leaves out is `skipped` from the start; once a gate failed or the
+    run ended, the stages that will not run are `skipped`; the one a cancel cut is
+    `cancelled`; the current stage of a run waiting for a person is `paused`.
+    """
+    excluded = skipped_by_spec(state)
+    over = state.terminal or any(str(g.status) == "failed" for g in state.gates.values())
+    paused = _paused(state)
+    cancelled = state.outcome == "cancelled"
+    views: list[StageView] = []
+    for stage in state.stages:
+        name = str(stage.name)
+        status = str(stage.state)
+        if status == "pending" and (name in excluded or over):
+            status = "skipped"
+        elif status == "running" and cancelled:
+            status = "cancelled"
+        elif status == "running" and paused and name == state.current_stage:
+            status = "paused"
+        p = stage.progress
+        views.append(
+            StageView(
+                name=name,
+                status=status,
+                stage=stage,
+                step=None if p is None else p.step,
+                total_steps=None if p is None or not p.total_steps else p.total_steps,
+                tokens=None if p is None else p.tokens,
+                total_tokens=None if p is None or not p.total_tokens else p.total_tokens,
+                eta_s=None if p is None else p.eta_s,
+                gate=stage.gate or state.gates.get(name),
+            )
+        )
+    return tuple(views)
+
+
+# ---------------------------------------------------------------- progress
+
+
+def progress(state: RunState) -> Progress:
+    """Step, ETA and spend of the run, from the current stage's progress and the spend.
+
+    The step and ETA come from the stage's own progress (the `stage.progress` events
+    and the snapshot carry the same field), never from a telemetry sample: the two are
+    sent at different rates, and a screen showing one next to the other disagreed.
+    """
+    name = state.current_stage
+    stage = state.stage(name) if name is not None else None
+    p = stage.progress if stage is not None else None
+    budget = state.spend.budget_usd if state.spend is not None else None
+    if budget is None and state.spec is not None:
+        budget = state.spec.budget_usd
+    return Progress(
+        stage=name,
+        step=None if p is None else p.step,
+        total_steps=None if p is None or not p.total_steps else p.total_steps,
+        eta_s=None if p is None or state.terminal else p.eta_s,
+        usd_spent=state.usd_spent,
+        budget_usd=budget,
+        state=state.state,
+    )
+
+
+def progress_of_run(run: Run) -> Progress:
+    """`progress` of a snapshot (the runs list, the booking picker): the same numbers the
+    run screen shows for the same run."""
+    from .run import RunState  # run.py imports the reducers; views stays import-light
+
+    return progress(RunState.from_run(run))
