@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from ito_tui import startup
+from ito_tui.tui import layout
 from ito_tui.tui.commands import ItoCommands, binding_commands
 from ito_tui.tui.errors import WorkerFailed, describe_failure
 from ito_tui.tui.format import safe
@@ -54,6 +55,10 @@ class ItoApp(ThemedApp[None]):
     # The picker's stylesheet is read with the app's: loading it when the first screen is
     # installed would re-parse every stylesheet once more before the first frame.
     CSS_PATH: ClassVar[list[str | PurePath]] = ["app.tcss", "screens/bookings.tcss"]
+    # Size classes on every screen (`-narrow`…`-very-wide`, `-short`…`-very-tall`): the
+    # stylesheets grow columns and charts with the terminal (tui/layout.py).
+    HORIZONTAL_BREAKPOINTS = layout.HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = layout.VERTICAL_BREAKPOINTS
     COMMANDS = App.COMMANDS | {ItoCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Keys of this screen"),
