@@ -2,10 +2,10 @@
 
     python -m bench.series_probe --max 10000000 [--metrics loss,mfu,...]
 
-Runs the pipeline screen's `TelemetryPanel` (its sparklines read the bank when
-painted) in a headless Textual app, appends one sample per metric per step
-(x = seconds, one sample a second), and at each checkpoint repaints the panel,
-collects garbage and prints one JSON line `{"n": samples, "rss": bytes}`.
+Runs the pipeline screen's `TelemetryPanel` in a headless Textual app, appends one
+sample per metric per step (x = seconds, one sample a second) to a `RunTracker`'s
+bank, and at each checkpoint hands the panel the views it asks for (as the run screen
+does), collects garbage and prints one JSON line `{"n": samples, "rss": bytes}`.
 """
 
 from __future__ import annotations
@@ -24,19 +24,19 @@ CHECKPOINTS = (1_000, 10_000, 100_000, 1_000_000, 2_000_000, 5_000_000, 10_000_0
 async def probe(max_n: int, metrics: list[str] | None) -> None:
     from textual.app import App, ComposeResult
 
-    from ito_tui.state import TelemetryBank
-    from ito_tui.tui.widgets.telemetry import METRICS, TelemetryCharts, TelemetryPanel
+    from ito_tui.state import RunTracker
+    from ito_tui.state.metrics import METRICS
+    from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
-    keys = metrics or [m.key for m in METRICS if not m.rl]
-    bank = TelemetryBank()
-    charts = TelemetryCharts(bank)
+    keys = metrics or [m.key for m in METRICS if m.chart and not m.rl]
+    tracker = RunTracker("run_probe")
 
     class Probe(App[None]):
         def compose(self) -> ComposeResult:
-            yield TelemetryPanel(charts, id="telemetry")
+            yield TelemetryPanel(id="telemetry")
 
     app = Probe()
-    series = [bank[k] for k in keys]
+    series = [tracker.bank[k] for k in keys]
     async with app.run_test(size=(120, 40)) as pilot:
         panel = app.query_one(TelemetryPanel)
         n = 0
@@ -47,7 +47,8 @@ async def probe(max_n: int, metrics: list[str] | None) -> None:
                 for s in series:
                     s.append(x, y)
                 n += 1
-            panel.version += 1
+            views = {k: tracker.chart(k, w, panel.window_s) for k, w in panel.wanted()}
+            panel.show(views, rewinds=tracker.rewinds)
             await pilot.pause()
             gc.collect()
             print(json.dumps({"n": n, "rss": self_rss_bytes(), "metrics": len(keys)}), flush=True)

@@ -1,4 +1,4 @@
-"""The sparkline and the telemetry panel repaint only what changed on screen."""
+"""The sparkline draws the `ChartView` it is given, and repaints only what changed on screen."""
 
 from __future__ import annotations
 
@@ -10,45 +10,41 @@ from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
-from ito_tui.state import TelemetryBank
-from ito_tui.tui.widgets.chart_text import _bounded, _filled, _level
-from ito_tui.tui.widgets.sparkline import (
-    LOWER,
-    MARKER,
-    SHADE,
-    ChartData,
-    TextSparkline,
-    chart_rows,
-    value_span,
-)
-from ito_tui.tui.widgets.telemetry import METRICS, TelemetryCharts, TelemetryPanel
+from ito_tui.state import RunTracker
+from ito_tui.state.views import ChartView
+from ito_tui.tui.widgets.chart_text import LOWER, MARKER_GLYPHS, SHADE, chart_rows, value_span
+from ito_tui.tui.widgets.sparkline import TextSparkline
+from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
+from .chart_views import chart_view
 from .shell_helpers import screen_text
 
 
-class Source:
-    """A chart source whose columns and value the test sets."""
-
-    def __init__(self) -> None:
-        self.first: float | None = None
-        self.last = 2.0
-        self.value = 2.0
-
-    def __call__(self, width: int) -> ChartData:
-        highs: list[float | None] = [1.0 + c % 3 for c in range(width - 1)]
-        if self.first is not None:
-            highs[0] = self.first
-        highs.append(self.last)
-        return ChartData(lows=highs, highs=highs, value=self.value, vmin=0.0, vmax=4.0)
+def columns(width: int, first: float | None = None, last: float = 2.0) -> ChartView:
+    """A chart whose first and last columns the test sets, over a fixed 0–4 scale."""
+    highs: list[float | None] = [1.0 + c % 3 for c in range(width - 1)]
+    if first is not None:
+        highs[0] = first
+    highs.append(last)
+    return chart_view(highs, value=last, vmin=0.0, vmax=4.0)
 
 
 class OneChart(App[None]):
-    def __init__(self, source: Source) -> None:
+    CSS = "TextSparkline { height: 2; }"
+
+    def __init__(self, view: ChartView | None = None, css: str = "") -> None:
         super().__init__()
-        self.source = source
+        self.first_view = view
+        if css:
+            self.CSS = css
 
     def compose(self) -> ComposeResult:
-        yield TextSparkline("loss", self.source, id="chart")
+        yield TextSparkline(self.first_view, id="chart")
+
+
+def rows_of(chart: TextSparkline) -> list[str]:
+    """What the chart shows, one string per row."""
+    return [chart.render_line(y).text for y in range(chart.size.height)]
 
 
 def spy_refreshes(widget: Any) -> list[tuple[Region, ...]]:
@@ -64,20 +60,44 @@ def spy_refreshes(widget: Any) -> list[tuple[Region, ...]]:
     return calls
 
 
-async def test_a_chart_repaints_only_the_cells_that_changed() -> None:
-    source = Source()
-    app = OneChart(source)
-    async with app.run_test(size=(60, 4)) as pilot:
+async def test_a_chart_draws_its_view_labels_values_and_range() -> None:
+    view = chart_view(
+        [0.5, 0.75, 0.9], unit="fraction", floor=0.0, label="goodput", sublabel="ML prod."
+    )
+    async with OneChart().run_test(size=(60, 4)) as pilot:
+        chart = pilot.app.query_one(TextSparkline)
+        assert set("".join(rows_of(chart))) == {" "}  # no view: nothing drawn
+        chart.view = view
         await pilot.pause()
-        chart = app.query_one(TextSparkline)
-        calls = spy_refreshes(chart)
-        chart.refresh_if_changed()
-        assert calls == []  # nothing it draws changed: no repaint at all
-        source.last = 4.0  # the last column rises ...
-        source.value = 3.0  # ... and the value with it
-        chart.refresh_if_changed()
-        assert len(calls) == 1 and calls[0], calls  # some regions, not the whole widget
+        top, bottom = rows_of(chart)
         width = chart.chart_width()
+    assert top.startswith("goodput") and bottom.startswith("ML prod.")
+    assert top.split()[-1] == "90.0%" and bottom.split()[-1] == "50.0–90.0%"
+    cells = top[TextSparkline.LABEL_WIDTH :][:width] + bottom[TextSparkline.LABEL_WIDTH :][:width]
+    assert set(cells.strip()) <= set(LOWER) | {SHADE} and cells.strip()
+    assert view.width == 3 and width > 3  # an older, narrower view: the newest columns right
+    assert top[TextSparkline.LABEL_WIDTH : TextSparkline.LABEL_WIDTH + width - 3].strip() == ""
+
+
+async def test_a_note_replaces_the_value() -> None:
+    view = chart_view([None, None], key="mfu", unit="fraction", note="n/a (fp8)")
+    async with OneChart(view).run_test(size=(60, 4)) as pilot:
+        await pilot.pause()
+        assert "n/a (fp8)" in rows_of(pilot.app.query_one(TextSparkline))[0]
+
+
+async def test_a_chart_repaints_only_the_cells_that_changed() -> None:
+    app = OneChart()
+    async with app.run_test(size=(60, 4)) as pilot:
+        chart = app.query_one(TextSparkline)
+        width = chart.chart_width()
+        chart.view = columns(width)
+        await pilot.pause()
+        calls = spy_refreshes(chart)
+        chart.view = columns(width)  # equal view: nothing to repaint
+        assert calls == []
+        chart.view = columns(width, last=4.0)  # the last column rises, and the value with it
+        assert len(calls) == 1 and calls[0], calls  # some regions, not the whole widget
         value_x = TextSparkline.LABEL_WIDTH + width + 1
         for region in calls[0]:
             assert region.height == 1
@@ -86,33 +106,59 @@ async def test_a_chart_repaints_only_the_cells_that_changed() -> None:
             assert region.x + region.width <= value_x + 4, region
         await pilot.pause()
         shown = screen_text(pilot)
-    fresh = OneChart(source)
+    fresh = OneChart(columns(width, last=4.0))
     async with fresh.run_test(size=(60, 4)) as pilot:
         await pilot.pause()
         assert screen_text(pilot) == shown  # the partly repainted chart reads as a new one
 
 
+async def test_a_row_with_changes_far_apart_is_one_region() -> None:
+    """Textual writes every region of a row from the widget's left edge: one per row."""
+    app = OneChart()
+    async with app.run_test(size=(60, 4)) as pilot:
+        chart = app.query_one(TextSparkline)
+        width = chart.chart_width()
+        chart.view = columns(width)
+        await pilot.pause()
+        calls = spy_refreshes(chart)
+        chart.view = columns(width, first=4.0, last=4.0)  # the first and the last column rise
+        assert len(calls) == 1 and calls[0]
+        rows = [region.y for region in calls[0]]
+        assert len(rows) == len(set(rows)), calls[0]
+        first_col = TextSparkline.LABEL_WIDTH
+        assert any(r.x <= first_col < r.right and r.right >= first_col + width - 1
+                   for r in calls[0])  # fmt: skip
+
+
 async def test_a_sample_inside_the_last_column_repaints_no_other_column() -> None:
     """With the 15-min window's fixed grid, a new sample moves nothing but the last column."""
-    bank = TelemetryBank()
-    series = bank["spend_usd"]
+    tracker = RunTracker("run_chart")
+    series = tracker.bank["spend_usd"]
     for i in range(3_000):
         series.append(float(i), 100.0 + abs(i % 200 - 100))  # a triangle: 100 to 200
-    panel = TelemetryPanel(TelemetryCharts(bank), id="telemetry")
+    panel = TelemetryPanel(id="telemetry")
+
+    def paint() -> None:
+        views = {k: tracker.chart(k, w, panel.window_s) for k, w in panel.wanted()}
+        panel.show(views, rewinds=tracker.rewinds)
 
     class Panel(App[None]):
         def compose(self) -> ComposeResult:
             yield panel
 
+        def on_telemetry_panel_changed(self) -> None:
+            paint()
+
     async with Panel().run_test(size=(80, 30)) as pilot:
         await pilot.pause()
         chart = panel.query_one("#spark-spend_usd", TextSparkline)
         width = chart.chart_width()
+        assert chart.view is not None and chart.view.width == width
         step = 900.0 / width
         calls = spy_refreshes(chart)
         x = float(int(2_999 / step) * step) + step - 0.5  # late in the last column's cell
         series.append(x, 150.0)  # no new extreme
-        panel.version += 1
+        paint()
         await pilot.pause()
         # The first column (the window's start slides through it) and the last may change.
         inner = set(range(TextSparkline.LABEL_WIDTH + 1, TextSparkline.LABEL_WIDTH + width - 1))
@@ -123,38 +169,58 @@ async def test_a_sample_inside_the_last_column_repaints_no_other_column() -> Non
                 assert not set(range(region.x, region.right)) & inner, region
 
 
-async def test_a_repaint_reads_the_source_once_and_draws_what_it_compared() -> None:
-    source = Source()
-    reads = 0
-
-    def counting(width: int) -> ChartData:
-        nonlocal reads
-        reads += 1
-        return source(width)
-
-    app = OneChart(source)
-    async with app.run_test(size=(60, 4)) as pilot:
+async def test_a_chart_as_tall_as_its_css_draws_that_many_rows() -> None:
+    view = chart_view([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], label="loss", sublabel="SFT")
+    app = OneChart(view, css="TextSparkline { height: 4; }")
+    async with app.run_test(size=(60, 6)) as pilot:
         await pilot.pause()
         chart = app.query_one(TextSparkline)
-        chart.source = counting
-        source.last, source.value = 4.0, 3.0
-        chart.refresh_if_changed()
+        rows = rows_of(chart)
+        start = TextSparkline.LABEL_WIDTH + chart.chart_width() - 8
+    assert len(rows) == 4
+    cells = [row[start : start + 8] for row in rows]
+    # 32 levels over 4 rows: the lowest column a sliver, the highest full height.
+    assert [c[0] for c in cells] == [" ", " ", " ", LOWER[1]]
+    assert [c[-1] for c in cells] == ["█"] * 4
+    assert rows[0].startswith("loss") and rows[1].startswith("SFT")
+    assert rows[2][: TextSparkline.LABEL_WIDTH].strip() == ""  # labels on rows 0–1 only
+    assert rows[0].split()[-1] == "7" and rows[1].split()[-1] == "0–7"
+
+
+async def test_markers_are_drawn_by_kind_with_glyphs_of_their_own() -> None:
+    kinds = ("rewind", "fault", "recovery", "checkpoint", "gate")
+    view = chart_view(
+        [1.0] * 12, markers=[(2 * i, kind) for i, kind in enumerate(kinds)] + [(10, "fault")]
+    )
+    assert len(set(MARKER_GLYPHS.values())) == len(kinds)  # told apart without colour
+    async with OneChart(view).run_test(size=(60, 4)) as pilot:
         await pilot.pause()
-        assert reads == 1, "the repaint read the source again after refresh_if_changed"
-        shown = screen_text(pilot)
-        chart.refresh()  # a whole repaint (new window, label, theme) reads it once more
-        await pilot.pause()
-        assert reads == 2 and screen_text(pilot) == shown
+        chart = pilot.app.query_one(TextSparkline)
+        width = chart.chart_width()
+        top = rows_of(chart)[0][TextSparkline.LABEL_WIDTH : TextSparkline.LABEL_WIDTH + width]
+        segments = list(chart.render_line(0))
+    cells = top[width - 12 :]  # the 12 columns, newest on the right
+    assert [cells[2 * i] for i in range(5)] == [MARKER_GLYPHS[k] for k in kinds]
+    assert cells[10] == MARKER_GLYPHS["fault"]
+    styles = {s.text: s.style for s in segments if s.text in MARKER_GLYPHS.values()}
+    assert styles[MARKER_GLYPHS["fault"]] != styles[MARKER_GLYPHS["checkpoint"]]  # and colour
+
+
+def test_the_most_urgent_marker_of_a_column_shows() -> None:
+    view = chart_view([1.0, 1.0], markers=[(0, "checkpoint"), (0, "fault"), (1, "gate"),
+                                           (1, "rewind"), (1, "recovery")])  # fmt: skip
+    top, _bottom = chart_rows(view, 2)
+    assert top == MARKER_GLYPHS["fault"] + MARKER_GLYPHS["rewind"]
 
 
 async def test_a_theme_change_recolours_the_chart() -> None:
-    app = OneChart(Source())
+    app = OneChart(columns(40))
     async with app.run_test(size=(60, 4)) as pilot:
         await pilot.pause()
         chart = app.query_one(TextSparkline)
 
         def chart_colour() -> object:
-            segment = chart.render_line(0)._segments[1]  # label, chart, value
+            segment = list(chart.render_line(0))[1]  # label, chart, value
             return segment.style.color if segment.style else None
 
         before = chart_colour()
@@ -164,24 +230,35 @@ async def test_a_theme_change_recolours_the_chart() -> None:
         assert chart_colour() != before
 
 
-def reference_chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[str]:
+def reference_chart_rows(view: ChartView, rows: int) -> list[str]:
     """`chart_rows` as first written: cell by cell, no caching, no inlining."""
-    width = len(data.highs)
-    lo = data.vmin if floor is None else min(floor, data.vmin if data.vmin is not None else floor)
-    hi = data.vmax
+    width = len(view.highs)
+    floor = view.floor
+    lo = view.vmin if floor is None else min(floor, view.vmin if view.vmin is not None else floor)
+    hi = view.vmax
     grid = [[" "] * width for _ in range(rows)]
+    for marker in view.markers:
+        if 0 <= marker.column < width:
+            grid[0][marker.column] = MARKER_GLYPHS["rewind"]
     if lo is None or hi is None:
         return ["".join(r) for r in grid]
     levels = rows * 8
-    lows, highs = _filled(data)
+
+    def level(value: float) -> float:
+        raw = (1 if value == 0 else levels / 2) if hi <= lo else (value - lo) / (hi - lo) * levels
+        return min(max(raw, -1.0), levels + 1.0)
+
+    lows, highs = list(view.lows), list(view.highs)
+    known = [i for i, v in enumerate(highs) if v is not None]
+    for i in range(known[0] + 1, known[-1]) if known else ():
+        if highs[i] is None:
+            lows[i] = highs[i] = highs[i - 1]
     for col in range(width):
         top_v, bot_v = highs[col], lows[col]
         if top_v is None:
             continue
-        top_l = _bounded(_level(top_v, lo, hi, levels), levels)
-        bot_l = _bounded(_level(bot_v if bot_v is not None else top_v, lo, hi, levels), levels)
-        top = max(1, min(levels, round(top_l)))
-        solid = min(top, int(bot_l))
+        top = max(1, min(levels, round(level(top_v))))
+        solid = min(top, int(level(bot_v if bot_v is not None else top_v)))
         for r in range(rows):
             cell_lo, cell_hi = r * 8, r * 8 + 8
             if top <= cell_lo:
@@ -193,14 +270,14 @@ def reference_chart_rows(data: ChartData, rows: int, floor: float | None = None)
             else:
                 ch = SHADE
             grid[rows - 1 - r][col] = ch
-    for col in data.markers:
-        if 0 <= col < width:
-            grid[0][col] = MARKER
+    for marker in view.markers:  # over the bars
+        if 0 <= marker.column < width:
+            grid[0][marker.column] = MARKER_GLYPHS["rewind"]
     return ["".join(r) for r in grid]
 
 
 @st.composite
-def chart_data(draw: st.DrawFn) -> ChartData:
+def views(draw: st.DrawFn) -> ChartView:
     finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
     column = st.none() | st.tuples(finite, st.floats(0, 1e3) | st.just(0.0))
     cols = draw(st.lists(column, max_size=70))
@@ -209,38 +286,33 @@ def chart_data(draw: st.DrawFn) -> ChartData:
     known = [v for v in lows + highs if v is not None]
     vmin = draw(st.none() | st.just(min(known, default=0.0)) | finite)
     vmax = draw(st.none() | st.just(max(known, default=0.0)) | finite)
-    markers = draw(st.lists(st.integers(-2, len(cols) + 2), max_size=3))
-    return ChartData(lows=lows, highs=highs, vmin=vmin, vmax=vmax, markers=markers)
+    rewinds = draw(st.lists(st.integers(-2, len(cols) + 2), max_size=3))
+    floor = draw(st.none() | st.sampled_from([0.0, -5.0]))
+    return chart_view(
+        lows, highs, vmin=vmin, vmax=vmax, floor=floor, markers=[(c, "rewind") for c in rewinds]
+    )
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=chart_data(), rows=st.integers(1, 4), floor=st.none() | st.sampled_from([0.0, -5.0]))
+@given(view=views(), rows=st.integers(1, 4))
 # A value far outside a subnormal span: its level divides to infinity (found by hypothesis).
-@example(
-    data=ChartData(lows=[1.0, -1.0], highs=[1.0, -1.0], vmin=0.0, vmax=5e-324), rows=2, floor=None
-)
-def test_chart_rows_draws_what_the_cell_by_cell_reference_draws(
-    data: ChartData, rows: int, floor: float | None
-) -> None:
-    assert chart_rows(data, rows, floor) == reference_chart_rows(data, rows, floor)
+@example(view=chart_view([1.0, -1.0], vmin=0.0, vmax=5e-324), rows=2)
+def test_chart_rows_draws_what_the_cell_by_cell_reference_draws(view: ChartView, rows: int) -> None:
+    assert chart_rows(view, rows) == reference_chart_rows(view, rows)
 
 
-async def test_a_row_with_changes_far_apart_is_one_region() -> None:
-    """Textual writes every region of a row from the widget's left edge: one per row."""
-    source = Source()
-    app = OneChart(source)
-    async with app.run_test(size=(60, 4)) as pilot:
-        await pilot.pause()
-        chart = app.query_one(TextSparkline)
-        calls = spy_refreshes(chart)
-        source.first = source.last = 4.0  # the first and the last column rise
-        chart.refresh_if_changed()
-        assert len(calls) == 1 and calls[0]
-        rows = [region.y for region in calls[0]]
-        assert len(rows) == len(set(rows)), calls[0]
-        first_col = TextSparkline.LABEL_WIDTH
-        assert any(r.x <= first_col < r.right and r.right >= first_col + chart.chart_width() - 1
-                   for r in calls[0])  # fmt: skip
+def test_chart_keeps_a_dip_inside_a_bucket_visible() -> None:
+    flat = chart_view([5, 5, 5, 5], vmin=1, vmax=5)
+    dip = chart_view([5, 1, 5, 5], [5, 5, 5, 5], vmin=1, vmax=5)
+    assert chart_rows(flat, 2) != chart_rows(dip, 2)
+    top, _bottom = chart_rows(dip, 2)
+    assert top[1] == SHADE and top[0] == "█"  # only the bucket's maximum reaches up there
+
+
+def test_chart_fills_sparse_gaps() -> None:
+    top, bottom = chart_rows(chart_view([1, None, None, 3], markers=[(2, "rewind")]), 2)
+    assert top[2] == MARKER_GLYPHS["rewind"]
+    assert " " not in bottom  # no comb of gaps between samples
 
 
 @pytest.mark.parametrize(
@@ -259,39 +331,21 @@ def test_a_range_writes_a_shared_unit_once(low: str, high: str, shown: str) -> N
     assert value_span(low, high) == shown
 
 
-class SpendChart(App[None]):
-    """One chart 50 cells wide (a stats column of 12), money formatted as the panel does."""
-
-    CSS = "TextSparkline { width: 50; }"
-
-    def __init__(self, low: float, high: float, compact: bool) -> None:
-        super().__init__()
-        self.data = ChartData(lows=[low, high], highs=[low, high], value=high, vmin=low, vmax=high)
-        self.compact = compact
-
-    def compose(self) -> ComposeResult:
-        spend = next(m for m in METRICS if m.key == "spend_usd")
-        yield TextSparkline(
-            "spend",
-            lambda width: self.data,
-            fmt=spend.fmt,
-            compact=spend.compact if self.compact else None,
-        )
-
-
 @pytest.mark.parametrize(
-    ("low", "high", "compact", "shown", "not_shown"),
+    ("low", "high", "shown", "not_shown"),
     [
-        (5_000, 8_500, True, "$5.0–$8.5K", "$8,50 "),  # was cut to `$5,000–$8,50`
-        (5_000, 8_500, False, "$5,000–$8,5…", "$8,50 "),  # no shorter form: cut, visibly
-        (234, 394, True, "$234–$394", "K"),  # fits: the exact form stays
+        (5_000, 8_500, "$5.0–$8.5K", "$8,50 "),  # was cut to `$5,000–$8,50`
+        (234, 394, "$234–$394", "K"),  # the compact form of both ends
     ],
 )
 async def test_a_figure_too_wide_for_the_stats_column_is_shortened_not_cut(
-    low: float, high: float, compact: bool, shown: str, not_shown: str
+    low: float, high: float, shown: str, not_shown: str
 ) -> None:
-    async with SpendChart(low, high, compact).run_test(size=(60, 4)) as pilot:
+    view = chart_view([low, high], key="spend_usd", unit="usd", label="spend")
+    app = OneChart(view, css="TextSparkline { width: 50; height: 2; }")  # a stats column of 12
+    async with app.run_test(size=(60, 4)) as pilot:
+        await pilot.pause()
         text = screen_text(pilot)
     assert shown in text
     assert not_shown not in text
-    assert f"${high:,.0f}" in text  # the latest value fits as it is
+    assert f"${high:,.2f}" in text  # the latest value fits as it is

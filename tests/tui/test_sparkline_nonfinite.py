@@ -9,43 +9,36 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 
-from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, TelemetryBank
-from ito_tui.tui.widgets.sparkline import (
+from ito_tui.format import metric_compact, metric_value
+from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, RunTracker
+from ito_tui.state.metrics import METRICS
+from ito_tui.tui.widgets.chart_text import (
     LOWER,
     NAN_GLYPH,
     NEG_INF_GLYPH,
     POS_INF_GLYPH,
-    ChartData,
-    TextSparkline,
     chart_rows,
-    default_format,
 )
-from ito_tui.tui.widgets.telemetry import METRICS, TelemetryCharts
+from ito_tui.tui.widgets.sparkline import TextSparkline
+
+from .chart_views import chart_view
 
 BIG = sys.float_info.max
 
 
 def test_non_finite_columns_are_marked_where_they_are_and_the_rest_is_drawn() -> None:
-    data = ChartData(
-        lows=[1.0, 2.0, None, None, None],
-        highs=[1.0, 2.0, None, None, None],
-        vmin=1.0,
-        vmax=2.0,
-        odd=[0, 0, NAN_BIT, POS_INF_BIT, NEG_INF_BIT],
-    )
-    top, bottom = chart_rows(data, 2)
+    view = chart_view([1.0, 2.0, None, None, None], odd=[0, 0, NAN_BIT, POS_INF_BIT, NEG_INF_BIT])
+    top, bottom = chart_rows(view, 2)
     assert top[2:4] == NAN_GLYPH + POS_INF_GLYPH and bottom[4] == NEG_INF_GLYPH
     assert set(bottom[:2]) <= set(LOWER[1:]) and top[1] != " "  # the finite part
     # A NaN-only column between finite ones is not a hole to fill with the last bar.
-    gap = ChartData(
-        lows=[1.0, None, 2.0], highs=[1.0, None, 2.0], vmin=1.0, vmax=2.0, odd=[0, NAN_BIT, 0]
-    )
+    gap = chart_view([1.0, None, 2.0], odd=[0, NAN_BIT, 0])
     assert [row[1] for row in chart_rows(gap, 2)] == [NAN_GLYPH, " "]
 
 
 def test_a_chart_of_only_non_finite_samples_shows_only_marks() -> None:
-    data = ChartData(lows=[None] * 3, highs=[None] * 3, odd=[NAN_BIT, POS_INF_BIT, 0])
-    assert chart_rows(data, 1) == [NAN_GLYPH + POS_INF_GLYPH + " "]
+    view = chart_view([None] * 3, odd=[NAN_BIT, POS_INF_BIT, 0])
+    assert chart_rows(view, 1) == [NAN_GLYPH + POS_INF_GLYPH + " "]
 
 
 finite = st.floats(-BIG, BIG, allow_nan=False, allow_infinity=False)
@@ -64,41 +57,36 @@ def test_any_finite_values_however_huge_draw_without_a_crash(
     lows = [None if c is None else min(c) for c in cols]
     highs = [None if c is None else max(c) for c in cols]
     known = [v for v in lows + highs if v is not None]
-    data = ChartData(
-        lows=lows,
-        highs=highs,
-        vmin=min(known, default=None),
-        vmax=max(known, default=None),
-        odd=odd[: len(cols)],
-    )
-    drawn = chart_rows(data, rows)
+    view = chart_view(
+        lows, highs, vmin=min(known, default=None), vmax=max(known, default=None),
+        odd=(odd + [0] * len(cols))[: len(cols)],
+    )  # fmt: skip
+    drawn = chart_rows(view, rows)
     assert len(drawn) == rows and all(len(r) == len(cols) for r in drawn)
 
 
-def test_the_value_label_says_nan_and_infinity_never_the_no_data_mark() -> None:
-    assert [default_format(v) for v in (math.nan, math.inf, -math.inf)] == ["NaN", "∞", "−∞"]
-    assert default_format(1e308) == "1e308" and default_format(None) == "–"
-    bank = TelemetryBank()
-    charts = TelemetryCharts(bank)
+def test_the_value_label_says_nan_and_infinity_never_the_missing_mark() -> None:
+    tracker = RunTracker("run_diverged")
     for x, y in enumerate([2.0, math.nan, math.inf]):
-        bank["loss"].append(float(x), y)
-    chart = charts.chart("loss", 3, None)
-    assert chart.value == math.inf and list(chart.odd) == [0, NAN_BIT, POS_INF_BIT]
-    for metric in METRICS:  # every chart's formatter takes every non-finite value
-        assert "NaN" in metric.fmt(math.nan) and "∞" in metric.fmt(math.inf), metric.key
+        tracker.bank["loss"].append(float(x), y)
+    view = tracker.chart("loss", 3, None)
+    assert view.value == math.inf and list(view.odd) == [0, NAN_BIT, POS_INF_BIT]
+    for metric in METRICS:  # every chart's unit writes every non-finite value
+        for fmt in (metric_value, metric_compact):
+            assert "NaN" in fmt(metric.unit, math.nan), metric.key
+            assert "∞" in fmt(metric.unit, math.inf), metric.key
 
 
 class Diverged(App[None]):
     def compose(self) -> ComposeResult:
-        data = ChartData(
-            lows=[1.0, 2.0] + [None] * 30,
-            highs=[1.0, 2.0] + [None] * 30,
-            value=math.inf,
-            vmin=1.0,
-            vmax=2.0,
-            odd=[0, 0] + [NAN_BIT] * 15 + [POS_INF_BIT] * 15,
+        yield TextSparkline(
+            chart_view(
+                [1.0, 2.0] + [None] * 30,
+                value=math.inf,
+                odd=[0, 0] + [NAN_BIT] * 15 + [POS_INF_BIT] * 15,
+            ),
+            id="chart",
         )
-        yield TextSparkline("loss", lambda width: data, id="chart")
 
 
 async def test_marks_and_a_non_finite_value_are_drawn_in_the_themes_error_colour() -> None:

@@ -1,4 +1,4 @@
-"""Sparkline text: a `ChartData` (already bucketed per column) drawn as rows of cells.
+"""Sparkline text: a `state.views.ChartView` (already bucketed per column) drawn as rows.
 
 An area chart: each column is filled from the bottom up to its bucket's maximum, and the
 cells only the maximum reaches are shaded, so a spike or a dip inside a bucket stays
@@ -10,20 +10,21 @@ scale comes from the finite samples only. A huge *finite* value (1e308) is finit
 drawn at its true height, so the others sit at the bottom and the min–max label says why
 (a log scale would misdraw every ordinary chart); a span too wide for a float (−1e308 to
 1e308) is halved before scaling, never a crash.
+
+Markers (a rewind, a fault, the recovery from it, a checkpoint, a gate) are drawn on the
+top row, one glyph per kind (`MARKER_GLYPHS`), so they read apart without colour; where
+two fall in one column the more urgent one shows (`MARKER_PRIORITY`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ito_tui.format import special
 from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT
+from ito_tui.state.views import ChartView, MarkerKind
 
 LOWER = " ▁▂▃▄▅▆▇█"
-MARKER = "↶"
 SHADE = "▒"
 NAN_GLYPH = "×"
 POS_INF_GLYPH = "↑"
@@ -31,26 +32,27 @@ NEG_INF_GLYPH = "↓"
 NONFINITE_GLYPHS = frozenset({NAN_GLYPH, POS_INF_GLYPH, NEG_INF_GLYPH})
 """Glyphs of non-finite samples (never drawn otherwise: the renderer colours them)."""
 
-
-@dataclass(frozen=True)
-class ChartData:
-    """One chart's worth of already-bucketed data (one entry per column)."""
-
-    lows: Sequence[float | None]
-    highs: Sequence[float | None]
-    value: float | None = None
-    """The latest value."""
-    vmin: float | None = None
-    """Minimum over the shown window."""
-    vmax: float | None = None
-    """Maximum over the shown window."""
-    markers: Sequence[int] = field(default_factory=tuple)
-    """Column indices to mark (e.g. where a rollback rewound the step counter)."""
-    note: str | None = None
-    """Shown instead of the value when the metric has no meaning (e.g. `n/a (fp8)`)."""
-    odd: Sequence[int] = field(default_factory=tuple)
-    """Per column, which non-finite kinds it holds (`state.NAN_BIT | POS_INF_BIT | …`);
-    empty when none does."""
+MARKER_GLYPHS: dict[MarkerKind, str] = {
+    "rewind": "↶",
+    "fault": "!",
+    "recovery": "✓",
+    "checkpoint": "•",
+    "gate": "◆",
+}
+"""One single-cell glyph per marker kind, none of them a bar, shade or non-finite mark."""
+MARKER_PRIORITY: tuple[MarkerKind, ...] = ("fault", "rewind", "recovery", "gate", "checkpoint")
+"""Which marker a column shows when several fall in it: the most urgent first."""
+MARKER_WORDS: dict[MarkerKind, str] = {
+    "rewind": "rewind",
+    "fault": "fault",
+    "recovery": "resumed",
+    "checkpoint": "ckpt",
+    "gate": "gate",
+}
+"""The caption's legend word for each marker kind."""
+FAULT_GLYPH = MARKER_GLYPHS["fault"]
+MARKER_SET = frozenset(MARKER_GLYPHS.values())
+_RANK = {kind: rank for rank, kind in enumerate(MARKER_PRIORITY)}
 
 
 def _level(value: float, lo: float, hi: float, levels: int) -> float:
@@ -60,16 +62,16 @@ def _level(value: float, lo: float, hi: float, levels: int) -> float:
     return (value - lo) / (hi - lo) * levels
 
 
-def _filled(data: ChartData) -> tuple[list[float | None], list[float | None]]:
+def _filled(view: ChartView) -> tuple[list[float | None], list[float | None]]:
     """Columns with no sample between two that have one repeat the previous column.
 
     A sparse window (fewer samples than columns) would otherwise draw as a comb.
     """
-    lows, highs = list(data.lows), list(data.highs)
+    lows, highs = list(view.lows), list(view.highs)
     known = [i for i, v in enumerate(highs) if v is not None]
     if not known:
         return lows, highs
-    odd = data.odd
+    odd = view.odd
     for i in range(known[0] + 1, known[-1]):
         # A column of only non-finite samples is not a hole: it shows its mark, no bar.
         if highs[i] is None and not (i < len(odd) and odd[i]):
@@ -84,22 +86,22 @@ def _bounded(level: float, levels: int) -> float:
     return min(max(level, -1.0), levels + 1.0)
 
 
-def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[str]:
+def chart_rows(view: ChartView, rows: int) -> list[str]:
     """The chart as `rows` strings (top first), one character per column.
 
     An area chart: each column is filled from the bottom up to its bucket's maximum;
     cells that only the maximum reaches (above the bucket's minimum) are shaded, so a
-    spike or a dip inside a bucket stays visible. `floor` pins the bottom of the scale
-    (e.g. 0 for fractions); otherwise the window minimum is the bottom.
+    spike or a dip inside a bucket stays visible. The view's `floor` pins the bottom of
+    the scale (e.g. 0 for fractions); otherwise the window minimum is the bottom.
     """
-    width = len(data.highs)
-    lo = data.vmin if floor is None else min(floor, data.vmin if data.vmin is not None else floor)
-    hi = data.vmax
-    if lo is None or hi is None:  # no finite sample: nothing but the non-finite marks
-        empty = [[" "] * width for _ in range(rows)]
-        return _marked(empty, data) if any(data.odd) else ["".join(r) for r in empty]
+    width = len(view.highs)
+    floor = view.floor
+    lo = view.vmin if floor is None else min(floor, view.vmin if view.vmin is not None else floor)
+    hi = view.vmax
+    if lo is None or hi is None:  # no finite sample: nothing but the marks
+        return _marked([[" "] * width for _ in range(rows)], view)
     levels = rows * 8
-    lows, highs = _filled(data)
+    lows, highs = _filled(view)
     blank = (" ",) * rows
     columns: list[tuple[str, ...]] = []
     span = hi - lo
@@ -127,22 +129,26 @@ def chart_rows(data: ChartData, rows: int, floor: float | None = None) -> list[s
     grid = (
         [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in range(rows)]
     )
-    return _marked(grid, data)
+    return _marked(grid, view)
 
 
-def _marked(grid: list[list[str]], data: ChartData) -> list[str]:
+def _marked(grid: list[list[str]], view: ChartView) -> list[str]:
     """`grid` with the non-finite marks and the markers drawn over it, as row strings."""
     width = len(grid[0]) if grid else 0
-    for col, bits in enumerate(data.odd[:width]):
+    for col, bits in enumerate(view.odd[:width]):
         if not bits:
             continue
         if bits & NEG_INF_BIT:
             grid[-1][col] = NEG_INF_GLYPH
         if bits & (NAN_BIT | POS_INF_BIT):
             grid[0][col] = NAN_GLYPH if bits & NAN_BIT else POS_INF_GLYPH
-    for col in data.markers:
-        if 0 <= col < width:
-            grid[0][col] = MARKER
+    shown: dict[int, MarkerKind] = {}
+    for marker in view.markers:
+        col, kind = marker.column, marker.kind
+        if 0 <= col < width and (col not in shown or _RANK[kind] < _RANK[shown[col]]):
+            shown[col] = kind
+    for col, kind in shown.items():
+        grid[0][col] = MARKER_GLYPHS[kind]
     return ["".join(r) for r in grid]
 
 
@@ -163,27 +169,6 @@ def _column_cells(top: int, solid: int, rows: int) -> tuple[str, ...]:
             ch = SHADE
         cells[rows - 1 - r] = ch
     return tuple(cells)
-
-
-Formatter = Callable[[float | None], str]
-
-
-def default_format(value: float | None) -> str:
-    """`3.14`, `8,412`, `12.4K`, `1.2e-03`; `NaN`, `∞`, `1e308` (`ito_tui.format`)."""
-    if value is None:
-        return "–"
-    text = special(value)
-    if text is not None:
-        return text
-    if abs(value) >= 10_000:
-        for unit, div in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-            if abs(value) >= div:
-                return f"{value / div:.1f}{unit}"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    if value != 0 and abs(value) < 0.01:
-        return f"{value:.1e}"
-    return f"{value:.3g}"
 
 
 def value_span(low: str, high: str) -> str:

@@ -1,42 +1,44 @@
 """A pre-bucketed, single-style text sparkline: per-column min/max range bars plus labels.
 
 Textual's own Sparkline redraws over its whole data and writes a colour sequence per bar.
-This one draws a `SeriesView` that `state.TelemetrySeries` already bucketed to the chart
+This one draws a `state.views.ChartView` that `state/` already bucketed to the chart
 width, so a frame costs O(width) whatever the history, and each chart row is one span
 (`chart_text` draws the rows). Each column keeps its bucket's minimum and maximum, so a
 dip or a spike inside a bucket stays visible. The marks of non-finite samples, and a
-non-finite latest value, are drawn in the theme's error colour (`sparkline--nonfinite`).
+non-finite latest value, are drawn in the theme's error colour (`sparkline--nonfinite`);
+markers in `sparkline--marker`, a fault's in `sparkline--fault` (their glyphs differ too).
+
+The widget draws what it is given (`view`) and nothing else: labels, unit and note come
+resolved in the view. It draws as many rows as its height (CSS: `TextSparkline { height:
+N }`), and posts `Resized` when its width in chart columns changes, so whoever computes
+its view can compute one at the new width.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from dataclasses import replace
 from itertools import groupby
-from typing import Self
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ito_tui.format import NONFINITE_MARKS
+from ito_tui.format import NONFINITE_MARKS, metric_compact, metric_value
+from ito_tui.state.views import ChartView
 from ito_tui.textsafe import one_line
 
-from .chart_text import LOWER as LOWER
-from .chart_text import MARKER as MARKER
+from .chart_text import FAULT_GLYPH, MARKER_SET, NONFINITE_GLYPHS, chart_rows, value_span
 from .chart_text import NAN_GLYPH as NAN_GLYPH
-from .chart_text import NEG_INF_GLYPH as NEG_INF_GLYPH
-from .chart_text import NONFINITE_GLYPHS as NONFINITE_GLYPHS
 from .chart_text import POS_INF_GLYPH as POS_INF_GLYPH
-from .chart_text import SHADE as SHADE
-from .chart_text import ChartData as ChartData
-from .chart_text import Formatter as Formatter
-from .chart_text import chart_rows as chart_rows
-from .chart_text import default_format as default_format
-from .chart_text import value_span as value_span
+
+_SPECIAL = NONFINITE_GLYPHS | MARKER_SET
+"""Chart glyphs drawn in a style of their own."""
 
 
 def _changed_span(old: str, new: str) -> tuple[int, int]:
@@ -52,11 +54,30 @@ def _changed_span(old: str, new: str) -> tuple[int, int]:
     return first, last + 1 - first
 
 
-class TextSparkline(Widget):
-    """A labelled sparkline. It pulls a `ChartData` for its own width when it renders.
+def fitted(view: ChartView, width: int) -> ChartView:
+    """`view` with exactly `width` columns: the newest ones kept, blanks before them.
 
-    `source(width)` is only called while the widget is on screen; bump `version` to redraw.
+    A view computed for the width before a resize is drawn this way until its
+    replacement (at the new width) arrives.
     """
+    n = view.width
+    if n == width:
+        return view
+    odd = view.odd if len(view.odd) == n else (0,) * n
+    shift = width - n
+    if shift < 0:
+        lows, highs, odd = view.lows[-shift:], view.highs[-shift:], odd[-shift:]
+    else:
+        pad: tuple[None, ...] = (None,) * shift
+        lows, highs, odd = pad + view.lows, pad + view.highs, (0,) * shift + odd
+    markers = tuple(
+        replace(m, column=m.column + shift) for m in view.markers if m.column + shift >= 0
+    )
+    return replace(view, lows=lows, highs=highs, odd=odd, markers=markers)
+
+
+class TextSparkline(Widget):
+    """A labelled sparkline drawing the `ChartView` it was given, at its own size."""
 
     DEFAULT_CSS = """
     TextSparkline { height: 2; width: 1fr; }
@@ -64,186 +85,196 @@ class TextSparkline(Widget):
     TextSparkline > .sparkline--label { color: $text-muted; }
     TextSparkline > .sparkline--value { text-style: bold; }
     TextSparkline > .sparkline--nonfinite { color: $error; text-style: bold; }
+    TextSparkline > .sparkline--marker { color: $warning; text-style: bold; }
+    TextSparkline > .sparkline--fault { color: $error; text-style: bold; }
     """
     COMPONENT_CLASSES = {
         "sparkline--chart",
         "sparkline--label",
         "sparkline--value",
         "sparkline--nonfinite",
+        "sparkline--marker",
+        "sparkline--fault",
     }
 
     LABEL_WIDTH = 11
     STATS_WIDTH = 15
 
-    version: reactive[int] = reactive(0)
-    """Bump to redraw (the widget re-reads its source)."""
+    view: reactive[ChartView | None] = reactive(None, repaint=False)
+    """What to draw (None: an empty chart). A new view repaints only the cells it changes."""
+
+    class Resized(Message):
+        """The chart's width in columns changed: its view should be computed again."""
+
+        def __init__(self, chart: TextSparkline, width: int) -> None:
+            super().__init__()
+            self.chart = chart
+            self.width = width
+
+        @property
+        def control(self) -> TextSparkline:
+            return self.chart
 
     def __init__(
         self,
-        label: str,
-        source: Callable[[int], ChartData],
+        view: ChartView | None = None,
         *,
-        sublabel: str = "",
-        fmt: Formatter = default_format,
-        compact: Formatter | None = None,
-        floor: float | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.label = label
-        self.sublabel = sublabel
-        self.source = source
-        self.fmt = fmt
-        self.compact = compact
-        """A shorter form of `fmt` for a figure that does not fit the stats column."""
-        self.floor = floor
-        self._drawn: tuple[Size, list[str]] | None = None
-        """The size and the rows on screen (or about to be, once the repaint runs)."""
-        self._stale = True
-        """A repaint was asked for without new rows: read the source again to draw."""
-        self._styles: tuple[tuple[Style, str], tuple[Style, Style, Style, Style]] | None = None
-        """The widget's style and the label, chart, value and non-finite styles over it."""
+        self.set_reactive(TextSparkline.view, view)
+        self._drawn: tuple[ChartView | None, Size, list[str]] | None = None
+        """The view, size and rows on screen (or about to be, once the repaint runs)."""
+        self._width = 0
+        """The chart width last announced by `Resized`."""
+        self._styles: tuple[tuple[Style, str], tuple[Style, ...]] | None = None
+        """The widget's style and theme, and the styles over it (`_span_styles`)."""
 
     # The size is passed down rather than read again: each `Widget.size` walks Textual's
-    # layout (~3 us), and a chart read it nine times per telemetry event.
+    # layout (~3 us), and nine charts repaint per telemetry event.
 
     def _stats_width(self, size: Size) -> int:
         return self.STATS_WIDTH if size.width >= 60 else self.STATS_WIDTH - 3
 
     def chart_width(self, size: Size | None = None) -> int:
+        """How many columns the chart draws at `size` (the widget's own by default)."""
         size = self.size if size is None else size
         return max(4, size.width - self.LABEL_WIDTH - self._stats_width(size) - 1)
 
-    def refresh_if_changed(self) -> None:
-        """Repaint only the cells that would draw something else than they last drew.
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.chart_width(event.size)
+        if width != self._width:
+            self._width = width
+            self.post_message(self.Resized(self, width))
 
-        A repaint rewrites the cells it covers to the terminal, so an event that leaves
-        this metric's columns, value and labels as they were costs nothing, and rows
-        whose text did not change are not rewritten. (Textual writes a dirty region of
-        a row from the widget's left edge to the region's end, so a changed value still
-        rewrites its row: the saving is in the rows and the cells after the last change,
-        and a row's changes are one region.)
+    def watch_view(self, view: ChartView | None) -> None:
+        """Repaint only the cells that draw something else than they last drew.
+
+        A repaint rewrites the cells it covers to the terminal, so rows whose text did
+        not change are not rewritten. (Textual writes a dirty region of a row from the
+        widget's left edge to the region's end, so a changed value still rewrites its
+        row: the saving is in the rows and the cells after the last change, and a row's
+        changes are one region.)
         """
+        if not self.is_mounted:
+            return
         size = self.size
-        rows = self._rows(self.source(self.chart_width(size)), size)
-        regions = self._changed(rows, size)
+        old = self._drawn
+        rows = self._rows(view, size)
+        self._drawn = (view, size, rows)
+        regions = None if old is None or old[1] != size else _changed(old[2], rows)
         if regions is None:
             self.refresh()
         elif regions:
             self.refresh(*regions)
-        else:
-            return
-        # The repaint draws these rows: no need to read the source again for it.
-        self._drawn = (size, rows)
-        self._stale = False
 
-    def _changed(self, rows: list[str], size: Size) -> list[Region] | None:
-        """The regions where `rows` differ from what is drawn; None for the whole widget."""
+    def _current(self, size: Size) -> list[str]:
         drawn = self._drawn
-        if drawn is None or self._stale or drawn[0] != size or len(drawn[1]) != len(rows):
-            return None
-        regions: list[Region] = []
-        for y, (old, new) in enumerate(zip(drawn[1], rows, strict=True)):
-            if old == new:
-                continue
-            if len(old) != len(new) or cell_len(new) != len(new) or cell_len(old) != len(old):
-                return None  # a wide character: characters are not cells, redraw it all
-            x, width = _changed_span(old, new)
-            regions.append(Region(x, y, width, 1))
-        return regions
+        view = self.view
+        if drawn is None or drawn[0] is not view or drawn[1] != size:
+            drawn = self._drawn = (view, size, self._rows(view, size))
+        return drawn[2]
 
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        self._stale = True
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
-    def _rows(self, data: ChartData, size: Size) -> list[str]:
+    def _rows(self, view: ChartView | None, size: Size) -> list[str]:
         """The widget's text, one string per row (each row's styles are fixed by position)."""
         rows = max(1, size.height)
         stats_width = self._stats_width(size)
-        chart = chart_rows(data, rows, self.floor)
-        value = data.note if data.note is not None else self._figure(data.value, stats_width)
-        span = self._span(data.vmin, data.vmax, stats_width) if data.vmax is not None else ""
-        labels = [self.label, self.sublabel]
-        stats = [value, span] if rows > 1 else [f"{value} {span}".strip()]
+        width = self.chart_width(size)
+        if view is None:
+            chart, labels, stats = [" " * width] * rows, ["", ""], ["", ""]
+        else:
+            chart = chart_rows(fitted(view, width), rows)
+            value = view.note if view.note is not None else _figure(view, stats_width)
+            span = _span(view, stats_width) if view.vmax is not None else ""
+            labels = [view.label, view.sublabel]
+            stats = [value, span] if rows > 1 else [f"{value} {span}".strip()]
         out = []
         for r in range(rows):
             label = labels[r] if r < len(labels) else ""
             text = stats[r] if r < len(stats) else ""
             out.append(
-                f"{label[: self.LABEL_WIDTH - 1]:<{self.LABEL_WIDTH}}"
+                f"{one_line(label, self.LABEL_WIDTH - 1):<{self.LABEL_WIDTH}}"
                 # Cut with "…": a cut figure must look cut (`$5,000–$8,50` read as whole).
                 f"{chart[r]} {one_line(text, stats_width):<{stats_width}}"
             )
         return out
 
-    def _figure(self, value: float | None, width: int) -> str:
-        text = self.fmt(value)
-        return self.compact(value) if len(text) > width and self.compact else text
-
-    def _span(self, low: float | None, high: float | None, width: int) -> str:
-        span = value_span(self.fmt(low), self.fmt(high))
-        if len(span) > width and self.compact:
-            span = value_span(self.compact(low), self.compact(high))
-        return span
-
     def render_line(self, y: int) -> Strip:
-        """Row `y`: a label, a chart and a value span (Textual's line API).
-
-        Going through `render()` ran the whole widget's text through Textual's content
-        pipeline on every repaint, however few cells changed; this draws the rows
-        `refresh_if_changed` already computed, or reads the source once per repaint.
-        """
+        """Row `y`: a label, a chart and a value span (Textual's line API)."""
         size = self.size
-        if self._stale or self._drawn is None or self._drawn[0] != size:
-            self._drawn = (size, self._rows(self.source(self.chart_width(size)), size))
-            self._stale = False
-        rows = self._drawn[1]
+        rows = self._current(size)
         base = self.rich_style
         if y >= len(rows):
             return Strip.blank(size.width, base)
-        label, chart, value, odd = self._span_styles(base)
+        label, chart, value, odd, marker, fault = self._span_styles(base)
         row = rows[y]
         chart_end = self.LABEL_WIDTH + self.chart_width(size)
         cells = row[self.LABEL_WIDTH : chart_end]
         stats = row[chart_end:]
         if y == 0 and any(mark in stats for mark in NONFINITE_MARKS):
             value = odd  # `NaN`, `∞`, `$NaN`: the span beside it is finite by construction
+        if _SPECIAL.isdisjoint(cells):
+            middle: list[Segment] = [Segment(cells, chart)]
+        else:
+            styles = {FAULT_GLYPH: fault, **dict.fromkeys(NONFINITE_GLYPHS, odd)}
+            middle = [
+                Segment("".join(run), styles.get(glyph, marker) if special else chart)
+                for (special, glyph), run in groupby(
+                    cells, lambda c: (c in _SPECIAL, c if c in _SPECIAL else "")
+                )
+            ]
         return Strip(
             [
                 Segment(row[: self.LABEL_WIDTH], label),
-                *(
-                    (Segment(cells, chart),)
-                    if NONFINITE_GLYPHS.isdisjoint(cells)
-                    else _chart_segments(cells, chart, odd)
-                ),
+                *middle,
                 Segment(stats, value if y == 0 else label),
             ],
             len(row),
         )
 
-    def _span_styles(self, base: Style) -> tuple[Style, Style, Style, Style]:
-        """Label, chart, value and non-finite styles over `base` (cached while base and
-        theme hold)."""
+    def _span_styles(self, base: Style) -> tuple[Style, ...]:
+        """Label, chart, value, non-finite, marker and fault styles over `base` (cached
+        while base and theme hold)."""
         key = (base, self.app.theme)
         if self._styles is None or self._styles[0] != key:
-            names = ("label", "chart", "value", "nonfinite")
-            label, chart, value, odd = (
+            names = ("label", "chart", "value", "nonfinite", "marker", "fault")
+            styles = tuple(
                 base + self.get_component_rich_style(f"sparkline--{name}", partial=True)
                 for name in names
             )
-            self._styles = (key, (label, chart, value, odd))
+            self._styles = (key, styles)
         return self._styles[1]
 
 
-def _chart_segments(cells: str, chart: Style, odd: Style) -> Iterator[Segment]:
-    """The chart cells as runs of the chart style and runs of non-finite marks."""
-    for is_odd, run in groupby(cells, NONFINITE_GLYPHS.__contains__):
-        yield Segment("".join(run), odd if is_odd else chart)
+def _changed(old: list[str], new: list[str]) -> list[Region] | None:
+    """The regions where `new` differs from `old`; None for the whole widget."""
+    if len(old) != len(new):
+        return None
+    regions: list[Region] = []
+    for y, (before, after) in enumerate(zip(old, new, strict=True)):
+        if before == after:
+            continue
+        if (
+            len(before) != len(after)
+            or cell_len(after) != len(after)
+            or cell_len(before) != len(before)
+        ):
+            return None  # a wide character: characters are not cells, redraw it all
+        x, width = _changed_span(before, after)
+        regions.append(Region(x, y, width, 1))
+    return regions
+
+
+def _figure(view: ChartView, width: int) -> str:
+    text = metric_value(view.unit, view.value)
+    return metric_compact(view.unit, view.value) if len(text) > width else text
+
+
+def _span(view: ChartView, width: int) -> str:
+    unit = view.unit
+    span = value_span(metric_value(unit, view.vmin), metric_value(unit, view.vmax))
+    if len(span) > width:
+        span = value_span(metric_compact(unit, view.vmin), metric_compact(unit, view.vmax))
+    return span
