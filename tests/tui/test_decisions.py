@@ -238,8 +238,8 @@ async def test_a_decided_proposal_opens_as_its_record_with_the_loss_before_the_a
         # The chart ends at the ask (the spike), not with the 29 samples after it.
         assert modal.proposal is not None
         ask = modal.proposal.created_at.timestamp()
-        assert window.charts.bank["loss"].last_x == ask
-        assert window.charts.bank["loss"].last is not None and window.charts.bank["loss"].last > 3
+        assert window.tracker.bank["loss"].last_x == ask
+        assert window.tracker.bank["loss"].last is not None and window.tracker.bank["loss"].last > 3
         title, asked, why, cost, decided = (
             str(modal.query_one(f"#proposal-{part}", Static).render())
             for part in ("title", "paused", "why", "cost", "decided")

@@ -150,7 +150,7 @@ async def test_two_operators_on_two_runs_the_trail_shows_who_decided_when(
         # The loss window ends at the ask: what the operator decided on.
         window = modal.query_one(LossWindow)
         await wait_for(pilot, lambda: window.samples > 0, what="the loss window")
-        last_x = window.charts.bank["loss"].last_x
+        last_x = window.tracker.bank["loss"].last_x
         assert last_x is not None and last_x <= prop_b.created_at.timestamp()
         await pilot.press("escape")
         assert app.screen is screen

@@ -198,7 +198,7 @@ async def test_loss_spike_modal_is_human_gated(sim_factory: Callable[..., Any], 
         assert str(decided[proposal.proposal_id].status) in ("approved", "executed")
         assert decided[proposal.proposal_id].decided_by == "alice"
         # The approved rollback rewinds the step counter: a marker on the loss chart.
-        await wait_for(pilot, lambda: screen.charts.rewind_count >= 1, 60, "a rewind marker")
+        await wait_for(pilot, lambda: screen.tracker.rewinds >= 1, 60, "a rewind marker")
         assert screen.run_state.rewinds
         await wait_for(
             pilot,

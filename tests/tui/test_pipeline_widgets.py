@@ -226,7 +226,8 @@ async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_cl
         warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
         seq = screen.run_state.last_seq + 1
         ts = "2026-11-29T23:30:00Z"
-        screen._on_event(make_event("budget.warning", seq=seq, run_id=RUN_ID, ts=ts, data=warning))
+        event = make_event("budget.warning", seq=seq, run_id=RUN_ID, ts=ts, data=warning)
+        screen.applied(event, screen.tracker.feed(event))  # as the stream's follower does
         assert toasts == ["Node failed", "SLO breached"] and len(bells) == 4  # rung, toast held
         await pilot.press("escape")  # Decide later
         await pilot.pause()
@@ -425,11 +426,15 @@ async def test_the_stage_list_redraws_for_a_new_event_time_only_when_an_elapsed_
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         stages = app.screen.query_one(StageList)
-        running = next(s for s in stages.stages if s.started_at and s.ended_at is None)
-        assert running.started_at is not None
-        redraws: list[str] = []
-        repaint = stages._repaint_if_changed
-        monkeypatch.setattr(stages, "_repaint_if_changed", lambda: redraws.append("x") or repaint())
+        running = next(
+            v.stage for v in stages.views if v.stage and v.stage.started_at and not v.stage.ended_at
+        )
+        assert running is not None and running.started_at is not None
+        redraws: list[object] = []
+        refresh = stages.refresh
+        monkeypatch.setattr(
+            stages, "refresh", lambda *a, **k: redraws.append(a) or refresh(*a, **k)
+        )
         stages.now = running.started_at + timedelta(hours=2, seconds=10)
         assert len(redraws) == 1
         stages.now = running.started_at + timedelta(hours=2, seconds=40)  # still 2h00m

@@ -1,4 +1,8 @@
-"""Confirm cancelling a run: restates spend so far, then one keyed POST `runs.cancel`."""
+"""Confirm cancelling a run: restates spend so far, then one keyed POST `runs.cancel`.
+
+The run keeps spending while the operator reads this: the run screen pushes the run's
+`Progress` into `progress` while the modal is open, so *Spent so far* follows it.
+"""
 
 from __future__ import annotations
 
@@ -10,23 +14,31 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ito_tui.client.errors import Conflict, ItoError
 from ito_tui.contract import Run, Spend
-from ito_tui.format import fixed
+from ito_tui.format import fixed, usd
+from ito_tui.state.views import Progress
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.runfmt import safe, usd
+from ito_tui.tui.widgets.runfmt import safe
 
 
-def spend_text(spend: Spend | None, spent: Decimal | None) -> Text:
-    if spend is None:
+def spend_text(spend: Spend | None, progress: Progress | None = None) -> Text:
+    """`Spent so far: $846.42 of a $2,000.00 budget (12.5 GPU-h)…`: the live `progress`'s
+    spend where the run screen gives one, else the snapshot's `spend`."""
+    spent: Decimal | None = progress.usd_spent if progress is not None else None
+    budget: Decimal | None = progress.budget_usd if progress is not None else None
+    if spend is not None:
+        spent = spent if spent is not None else spend.usd_spent
+        budget = budget if budget is not None else spend.budget_usd
+    if spent is None or budget is None:
         return Text("Spend so far is not known yet.")
-    amount = spent if spent is not None else spend.usd_spent
+    hours = "" if spend is None else f" ({fixed(spend.gpu_hours, 1, grouping=True)} GPU-h)"
     return Text(
-        f"Spent so far: {usd(amount)} of a {usd(spend.budget_usd)} budget "
-        f"({fixed(spend.gpu_hours, 1, grouping=True)} GPU-h). "
+        f"Spent so far: {usd(spent)} of a {usd(budget)} budget{hours}. "
         "Cancelling stops the run; what was spent stays spent."
     )
 
@@ -60,18 +72,26 @@ class CancelRunModal(ModalScreen[Run | None]):
         )
     ]
 
-    def __init__(self, run_id: str, spend: Spend | None, *, spent: Decimal | None = None) -> None:
+    spend: reactive[Spend | None] = reactive(None, init=False)
+    """The run's spend record (budget, GPU-hours), as last known."""
+    progress: reactive[Progress | None] = reactive(None, init=False)
+    """The run's live step and spend (the run screen pushes it while this is open)."""
+
+    def __init__(
+        self, run_id: str, spend: Spend | None, *, progress: Progress | None = None
+    ) -> None:
         super().__init__()
         self.run_id = run_id
-        self.spend = spend
-        self.spent = spent
+        self.set_reactive(CancelRunModal.spend, spend)
+        self.set_reactive(CancelRunModal.progress, progress)
+        self._shown = spend_text(spend, progress).plain
         self._key = str(uuid.uuid4())
         self._busy = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cancel-box"):
             yield Static(Text(f"Cancel run {safe(self.run_id)}?"), id="cancel-title")
-            yield Static(spend_text(self.spend, self.spent), id="cancel-spend")
+            yield Static(spend_text(self.spend, self.progress), id="cancel-spend", markup=False)
             yield Input(
                 compact=True,
                 placeholder="reason (optional, recorded)",
@@ -82,6 +102,19 @@ class CancelRunModal(ModalScreen[Run | None]):
             with Horizontal():
                 yield Button("Keep running", id="keep", compact=True)
                 yield Button("Cancel run", id="confirm-cancel", compact=True)
+
+    def watch_spend(self) -> None:
+        self._spend_changed()
+
+    def watch_progress(self) -> None:
+        self._spend_changed()
+
+    def _spend_changed(self) -> None:
+        text = spend_text(self.spend, self.progress)
+        if self.is_mounted and text.plain != self._shown:
+            # Pushed at every repaint of the run: an update lays the modal out, so on change.
+            self._shown = text.plain
+            self.query_one("#cancel-spend", Static).update(text)
 
     def action_keep(self) -> None:
         self.dismiss(None)

@@ -48,9 +48,10 @@ from ito_tui.tui.widgets.proposal_text import (
     why_text,
 )
 from ito_tui.tui.widgets.runfmt import safe
-from ito_tui.tui.widgets.sparkline import ChartData, TextSparkline
+from ito_tui.tui.widgets.sparkline import TextSparkline
 
 if TYPE_CHECKING:
+    from ito_tui.state.views import ChartView
     from ito_tui.tui.session import Session
 
 CLOSE_GRACE_S = 1.0
@@ -89,25 +90,32 @@ class ProposalModal(ModalScreen[str | None]):
     """The proposal shown; the pipeline updates it when its status changes."""
     in_flight: reactive[bool] = reactive(False)
     """A decision POST is on its way (buttons are disabled)."""
+    loss: reactive[ChartView | None] = reactive(None, repaint=False)
+    """The run's live loss chart, pushed by the run screen while the modal is open."""
+    loss_width: reactive[int] = reactive(0, repaint=False)
+    """The live loss chart's width in columns, once laid out (0 before): the run screen
+    computes the views it pushes at this width."""
 
     def __init__(
         self,
         proposal: Proposal,
         *,
         read_only: bool = False,
-        loss_source: Callable[[int], ChartData] | None = None,
+        loss: ChartView | None = None,
         loss_history: bool = False,
         operator: str | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        """`loss_source` draws the run's live loss (the pipeline's); without one,
-        `loss_history` fetches the run's telemetry once and draws the loss up to the ask
-        (a proposal opened from the Decisions screen or the palette)."""
+        """`loss` is the run's live loss (the run screen's, which keeps pushing it to
+        `self.loss`); without one, `loss_history` fetches the run's telemetry once and
+        draws the loss up to the ask (a proposal opened from the Decisions screen or the
+        palette)."""
         super().__init__()
         self._initial = proposal
         self.read_only = read_only
-        self.loss_source = loss_source
-        self.loss_history = loss_history and loss_source is None
+        self.live_loss = loss is not None
+        self.set_reactive(ProposalModal.loss, loss)
+        self.loss_history = loss_history and loss is None
         self.operator = operator
         self._clock = clock
         self._keys: dict[str, str] = {}
@@ -121,8 +129,8 @@ class ProposalModal(ModalScreen[str | None]):
             yield Static(id="proposal-title", markup=False)
             yield Static(id="proposal-paused", markup=False)
             yield Static(id="proposal-why", markup=False)
-            if self.loss_source is not None:
-                yield TextSparkline("loss", self.loss_source, sublabel="last 15m")
+            if self.live_loss:
+                yield TextSparkline(self.loss, id="proposal-loss")
             elif self.loss_history:
                 yield LossWindow(self._initial.created_at, id="loss-window")
             yield Static(id="proposal-what", markup=False)
@@ -167,6 +175,14 @@ class ProposalModal(ModalScreen[str | None]):
         self._show(self._initial)
         if self.loss_history:
             self._load_loss()
+
+    def watch_loss(self, view: ChartView | None) -> None:
+        if self.live_loss and self.is_mounted:
+            self.query_one("#proposal-loss", TextSparkline).view = view
+
+    def on_text_sparkline_resized(self, event: TextSparkline.Resized) -> None:
+        event.stop()
+        self.loss_width = event.width
 
     def on_key(self, event: events.Key) -> None:
         """Text typed while a button has focus goes to the comment, where it was meant to

@@ -1,12 +1,13 @@
 """The event log panel: bounded, newest last, filtered by kind and searched by text.
 
-The log itself (`state.EventLog`) is bounded and owned by the screen's tracker; this
-widget only draws the tail that fits, so its cost does not grow with the run.
+The log itself (`state.EventLog`) is bounded and owned by the screen's tracker; the
+screen hands this widget the entries that match its filter (`entries`), and it draws
+only the tail that fits, so its cost does not grow with the run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -43,10 +44,6 @@ class LogEntry(Protocol):
 
     @property
     def text(self) -> str: ...
-
-
-EntrySource = Callable[[str | None, str | None], Sequence[Any]]
-"""`source(kind, query)` -> matching entries, oldest first."""
 
 
 class EventLogView(Widget, can_focus=True):
@@ -88,25 +85,15 @@ class EventLogView(Widget, can_focus=True):
         ),
     ]
 
-    version: reactive[int] = reactive(0)
-    """Bump when the log gained entries."""
-    kind: reactive[str | None] = reactive(None)
-    """Kind filter (gates, faults, checkpoints, proposals, budget) or None for all."""
-    search: reactive[str] = reactive("")
-    """Case-insensitive text search; empty shows everything."""
+    entries: reactive[Sequence[Any]] = reactive(tuple, always_update=True)
+    """The entries matching `kind` and `search` (`LogEntry`s), oldest first."""
+    kind: reactive[str | None] = reactive(None, repaint=False)
+    """Kind filter (gates, faults, checkpoints, proposals, budget) or None for all (the
+    screen applies it to what it hands over as `entries`)."""
+    search: reactive[str] = reactive("", repaint=False)
+    """Case-insensitive text search; empty shows everything (applied like `kind`)."""
     back: reactive[int] = reactive(0)
     """Pages scrolled back from the newest entry (0 follows the tail)."""
-
-    def __init__(
-        self,
-        source: EntrySource,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self.source = source
 
     def action_scroll_log(self, pages: int) -> None:
         self.back = 0 if pages == 0 else max(0, self.back + pages)
@@ -118,7 +105,7 @@ class EventLogView(Widget, can_focus=True):
 
     def render(self) -> RenderableType:
         height = max(1, self.size.height)
-        entries = self.source(self.kind, self.search or None)
+        entries = self.entries
         if not entries:
             return Text(f"No events match ({self.filter_label}).", style="dim")
         end = max(height, len(entries) - self.back * height)

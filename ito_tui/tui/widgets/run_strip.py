@@ -1,6 +1,12 @@
-"""The run strip under the header: run state, current stage, booking, and spend vs budget."""
+"""The run strip under the header: run state, current stage, booking, progress, spend vs budget.
+
+Step, ETA and spend are the tracker's `Progress` (`state.views.progress`), the one
+source the stage list, the detail pane and the cancel modal draw too.
+"""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -8,47 +14,71 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ito_tui.format import MISSING, progress_text, stage_label, status_label
 from ito_tui.state import RunState
+from ito_tui.state.views import Progress
 
-from .runfmt import safe, stage_label
+from .runfmt import safe
 from .spend_bar import SpendBar
 
 
 def status_text(s: RunState) -> Text:
     """`running · pretrain · booking bk_…`, or `ENDED: gate_failed · …` once over."""
-    stage = stage_label(s.current_stage) if s.current_stage else "–"
-    head = f"ENDED: {s.outcome}" if s.terminal else safe(s.state)
-    return Text(f"{head} · {stage} · booking {safe(s.booking_id or '–')}")
+    stage = stage_label(s.current_stage) if s.current_stage else MISSING
+    head = f"ENDED: {s.outcome}" if s.terminal else status_label(s.state)
+    return Text(f"{head} · {stage} · booking {safe(s.booking_id or MISSING)}")
+
+
+def progress_line(p: Progress | None) -> str:
+    """`step 23,484/30,632 · ETA 3h52m` of the current stage; empty before a step."""
+    if p is None or p.step is None:
+        return ""
+    return progress_text(p)
 
 
 class RunStrip(Horizontal):
-    """One line: what the run is doing, and its spend bar with the 80%/95% marks."""
+    """One line: what the run is doing, how far, and its spend bar with the 80%/95% marks."""
 
     DEFAULT_CSS = """
     RunStrip { height: 1; padding: 0 1; }
     RunStrip > #run-status { width: auto; max-width: 60%; text-style: bold; margin-right: 2; }
+    RunStrip > #run-progress { width: auto; margin-right: 2; }
     RunStrip > SpendBar { width: 1fr; min-width: 24; }
+    /* At 80 columns the booking id stays and the step goes: the stage list under the
+       strip shows the same step and ETA. */
+    PipelineScreen.-narrow RunStrip > #run-progress { display: none; }
     """
 
     run: reactive[RunState | None] = reactive(None, always_update=True, repaint=False)
-    """The run state to show (assigned on every event: the children repaint themselves,
-    and only when what they show changed)."""
+    """The run (its state, stage, booking and outcome)."""
+    progress: reactive[Progress | None] = reactive(None, repaint=False)
+    """The run's step, ETA and spend (`RunTracker.progress()`)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-status", markup=False)
+        yield Static(id="run-progress", markup=False)
         yield SpendBar(id="spend")
 
     _status = ""
+    _progress = ""
 
     def watch_run(self, s: RunState | None) -> None:
-        if s is None:
+        if s is None or not self.is_mounted:
             return
         status = status_text(s)
         if status.plain != self._status:
             # Assigned on every event; an update lays out the whole screen, so only on change.
             self._status = status.plain
             self.query_one("#run-status", Static).update(status)
-        if s.spend is not None:
+
+    def watch_progress(self, p: Progress | None) -> None:
+        if not self.is_mounted:
+            return
+        line = progress_line(p)
+        if line != self._progress:
+            self._progress = line
+            self.query_one("#run-progress", Static).update(Text(line))
+        if p is not None and p.budget_usd is not None:
             spend = self.query_one(SpendBar)
-            spend.budget = s.spend.budget_usd
-            spend.spent = s.usd_spent or s.spend.usd_spent
+            spend.budget = p.budget_usd
+            spend.spent = p.usd_spent if p.usd_spent is not None else Decimal(0)

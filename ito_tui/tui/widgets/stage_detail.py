@@ -1,4 +1,8 @@
-"""Detail of one stage: data prep summaries, ladder decision, plan and gate battery table."""
+"""Detail of one stage: data prep summaries, ladder decision, plan and gate battery table.
+
+It draws the selected stage's `StageView` (the tracker's, the same value the stage list
+draws), so its status, step and ETA are the list's, in the same words.
+"""
 
 from __future__ import annotations
 
@@ -13,20 +17,14 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.contract import Gate, Plan, Stage
-from ito_tui.format import fixed, integer, percent
+from ito_tui.contract import Gate, Plan
+from ito_tui.format import count, fixed, number, percent, stage_label, status_label
+from ito_tui.state.views import StageView
 
-from .runfmt import (
-    STATE_GLYPHS,
-    STATE_WORDS,
-    count,
-    duration,
-    elapsed,
-    literal,
-    number,
-    safe,
-    stage_label,
-)
+from .runfmt import STATE_GLYPHS, elapsed, literal, safe
+from .stages import amount_text
+
+SKIPPED_WORDS = "Skipped: this run will not run it (its spec, a failed gate or the run's end)."
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -177,11 +175,11 @@ class StageDetail(Widget):
     """
     COMPONENT_CLASSES = {"detail--pass", "detail--fail", "detail--title"}
 
-    # The pipeline assigns all three at every table flush (a progress event changes one line
-    # of the detail): `_changed` repaints the lines whose text changed, and lays the screen
-    # out again only when the number of lines changed (its height is auto).
-    stage: reactive[Stage | None] = reactive(None, always_update=True, repaint=False)
-    """The selected stage."""
+    # The screen assigns all three at every repaint of the run (a progress event changes one
+    # line of the detail): `_changed` repaints the lines whose text changed, and lays the
+    # screen out again only when the number of lines changed (its height is auto).
+    view: reactive[StageView | None] = reactive(None, always_update=True, repaint=False)
+    """The selected stage (`RunTracker.stages()`)."""
     summaries: reactive[Mapping[str, Any]] = reactive(dict, always_update=True, repaint=False)
     """Data summaries by name: manifest, dedup, decontam, ladder."""
     plan: reactive[Plan | None] = reactive(None, always_update=True, repaint=False)
@@ -190,7 +188,7 @@ class StageDetail(Widget):
     _drawn: tuple[int, list[str]] | None = None
     """The width and the lines last drawn (as `_lines` sees them)."""
 
-    def watch_stage(self) -> None:
+    def watch_view(self) -> None:
         self._changed()
 
     def watch_summaries(self) -> None:
@@ -219,31 +217,26 @@ class StageDetail(Widget):
             self.refresh(*(Region(0, y, width, 1) for y in changed))
 
     def render(self) -> RenderableType:
-        stage = self.stage
-        if stage is None:
+        view = self.view
+        if view is None:
             return Text("Select a stage.")
-        state = str(stage.state)
+        state = view.status
+        stage = view.stage
         parts: list[RenderableType] = []
         title = Text(
-            f"{STATE_GLYPHS.get(state, '?')} {stage_label(stage.name)} — "
-            f"{STATE_WORDS.get(state, safe(state))}",
+            f"{STATE_GLYPHS.get(state, '?')} {stage_label(view.name)} — {status_label(state)}",
             style=self.get_component_rich_style("detail--title", partial=True),
         )
-        took = elapsed(stage.started_at, stage.ended_at)
+        took = "" if stage is None else elapsed(stage.started_at, stage.ended_at)
         if took:
             title.append(f" · took {took}")
         parts.append(title)
-        name = str(stage.name)
+        name = view.name
         if state == "skipped":
-            parts.append(Text("Skipped: not part of this run's spec."))
-        if stage.progress is not None and stage.progress.total_tokens:
-            p = stage.progress
-            parts.append(
-                Text(
-                    f"step {integer(p.step)}/{integer(p.total_steps)} · {count(p.tokens)}/"
-                    f"{count(p.total_tokens)} tokens · ETA {duration(p.eta_s)}"
-                )
-            )
+            parts.append(Text(SKIPPED_WORDS))
+        if view.step is not None or view.tokens is not None:
+            # The list's own words for the step, ETA and tokens (its second progress row).
+            parts.append(Text(amount_text(view)))
         if name == "data_prep":
             parts.extend(data_lines(self.summaries) or [Text("No data summaries yet.")])
         elif name == "ladder":
@@ -251,11 +244,11 @@ class StageDetail(Widget):
             parts.extend(ladder_lines(ladder) if ladder is not None else [Text("No decision yet.")])
         elif name == "plan":
             parts.extend(plan_lines(self.plan) if self.plan else [Text("No plan selected yet.")])
-        for key, value in sorted(stage.summary.items()):
+        for key, value in sorted((stage.summary if stage is not None else {}).items()):
             if not isinstance(value, dict | list):
                 parts.append(literal(f"{key}: {summary_value(value)}", style="dim"))
-        if stage.gate is not None:
-            gate = stage.gate
+        if view.gate is not None:
+            gate = view.gate
             parts.append(
                 Text(
                     f"\ngate {safe(gate.gate_id)} · battery {safe(gate.battery_id)} · "

@@ -1,8 +1,12 @@
-"""The stage list: all nine pipeline stages in order with state, progress, timing and gate."""
+"""The stage list: all nine pipeline stages in order with state, progress, timing and gate.
+
+It draws the run tracker's `StageView`s (`state.views.stage_views`: each status derived
+from the spec and the run, paused while the run waits) and their step and ETA in the
+words the detail pane and the run strip use (`format.progress_text`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -14,27 +18,47 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.contract import STAGE_ORDER, Stage
-from ito_tui.format import integer
+from ito_tui.contract import STAGE_ORDER
+from ito_tui.format import count, percent, progress_text, stage_label, status_label
+from ito_tui.state.views import StageView
 
-from .runfmt import (
-    STATE_GLYPHS,
-    STATE_WORDS,
-    bar,
-    count,
-    duration,
-    elapsed,
-    pct,
-    stage_label,
-)
+from .runfmt import STATE_GLYPHS, bar, elapsed
 
 GATE_WORDS = {"passed": "gate✓", "failed": "gate✗", "running": "gate…", "pending": "gate·"}
+EXPANDED = frozenset({"running", "paused", "gate_eval"})
+"""Statuses whose stage shows its progress bar and step under its line."""
 
 
-def full_stage_list(stages: Sequence[Stage]) -> tuple[Stage, ...]:
-    """All nine stages in pipeline order; any the run does not list yet are pending."""
-    by_name = {str(s.name): s for s in stages}
-    return tuple(by_name.get(n.value) or Stage(name=n) for n in STAGE_ORDER)
+def expanded(view: StageView) -> bool:
+    """Whether the stage takes three rows (its progress under its line)."""
+    return view.status in EXPANDED and (view.step is not None or view.tokens is not None)
+
+
+def fraction(view: StageView) -> float | None:
+    """How far the stage is: by tokens where known (what the backend plans in), else steps."""
+    if view.tokens is not None and view.total_tokens:
+        return view.tokens / view.total_tokens
+    if view.step is not None and view.total_steps:
+        return view.step / view.total_steps
+    return None
+
+
+def progress_lines(view: StageView, width: int) -> list[str]:
+    """The bar with percent, then `step 23,484/30,632 · ETA 3h52m · 16.1B/40B tok`."""
+    frac = fraction(view)
+    head = f" {percent(frac)}" if frac is not None else ""
+    bar_line = f"   {bar(frac or 0.0, max(4, width - 3 - len(head)))}{head}"
+    return [bar_line[:width], f"   {amount_text(view)}"[:width]]
+
+
+def amount_text(view: StageView) -> str:
+    """`step 23,484/30,632 · ETA 3h52m · 16.1B/40B tok`: the stage list's second progress
+    row, and the detail pane's progress line, in the same words by construction."""
+    amount = progress_text(view) if view.step is not None else ""
+    if view.tokens is not None:
+        tokens = f"{count(view.tokens)}/{count(view.total_tokens)} tok"
+        amount = f"{amount} · {tokens}" if amount else tokens
+    return amount
 
 
 class StageList(Widget, can_focus=True):
@@ -87,10 +111,10 @@ class StageList(Widget, can_focus=True):
         ),
     ]
 
-    # These three repaint through `_repaint_if_changed`: the pipeline assigns them on every
-    # flush, and a repaint rewrites every row of the list to the terminal.
-    stages: reactive[tuple[Stage, ...]] = reactive(tuple, always_update=True, repaint=False)
-    """The run's stages (the list always shows all nine in order)."""
+    # These three repaint through `_repaint_if_changed`: the screen assigns them on every
+    # repaint of the run, and a repaint rewrites every row of the list to the terminal.
+    views: reactive[tuple[StageView, ...]] = reactive(tuple, always_update=True, repaint=False)
+    """Every stage of the pipeline in order (`RunTracker.stages()`)."""
     current: reactive[str | None] = reactive(None, repaint=False)
     """The run's current stage name."""
     now: reactive[datetime | None] = reactive(None, repaint=False)
@@ -104,9 +128,9 @@ class StageList(Widget, can_focus=True):
 
         name: str
 
-    def watch_stages(self, stages: tuple[Stage, ...]) -> None:
+    def watch_views(self, views: tuple[StageView, ...]) -> None:
         # Re-layout only when the height changes (a stage started or ended running).
-        height = sum(3 if self._expanded(s) else 1 for s in full_stage_list(stages))
+        height = self._rows(views)
         if height != self._height:
             self._height = height
             self.refresh(layout=True)
@@ -118,7 +142,11 @@ class StageList(Widget, can_focus=True):
     def watch_now(self, old: datetime | None, new: datetime | None) -> None:
         # `now` moves with every event, but only running stages' elapsed time shows it,
         # to the minute or second: most events leave the list as it is drawn.
-        running = [s.started_at for s in self.stages if s.started_at and s.ended_at is None]
+        running = [
+            v.stage.started_at
+            for v in self.views
+            if v.stage is not None and v.stage.started_at and v.stage.ended_at is None
+        ]
         if all(elapsed(t, old) == elapsed(t, new) for t in running):
             return
         self._repaint_if_changed()
@@ -131,8 +159,8 @@ class StageList(Widget, can_focus=True):
         width = max(20, self.content_region.width or self.size.width - 2)
         rows = [
             line.plain
-            for i, stage in enumerate(full_stage_list(self.stages))
-            for line in self._stage_lines(stage, width, i == self.cursor)
+            for i, view in enumerate(self.views)
+            for line in self._stage_lines(view, width, i == self.cursor)
         ]
         return (self.size, self.cursor, tuple(rows))
 
@@ -166,58 +194,51 @@ class StageList(Widget, can_focus=True):
         if offset is None:
             return
         row = 0
-        for i, stage in enumerate(full_stage_list(self.stages)):
-            rows = 3 if self._expanded(stage) else 1
+        for i, view in enumerate(self.views):
+            rows = 3 if expanded(view) else 1
             if row <= offset < row + rows:
                 self.cursor = i
                 return
             row += rows
 
-    def _expanded(self, stage: Stage) -> bool:
-        return str(stage.state) in ("running", "gate_eval") and stage.progress is not None
+    @staticmethod
+    def _rows(views: tuple[StageView, ...]) -> int:
+        return max(len(STAGE_ORDER), sum(3 if expanded(v) else 1 for v in views))
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        return sum(3 if self._expanded(s) else 1 for s in full_stage_list(self.stages))
+        return self._rows(self.views)
 
     def render(self) -> RenderableType:
         width = max(20, self.content_region.width or self.size.width - 2)
         lines: list[Text] = []
-        for i, stage in enumerate(full_stage_list(self.stages)):
-            lines.extend(self._stage_lines(stage, width, i == self.cursor))
+        for i, view in enumerate(self.views):
+            lines.extend(self._stage_lines(view, width, i == self.cursor))
         self._drawn = (self.size, self.cursor, tuple(line.plain for line in lines))
         return Text("\n").join(lines)
 
-    def _stage_lines(self, stage: Stage, width: int, selected: bool) -> list[Text]:
-        state = str(stage.state)
+    def _stage_lines(self, view: StageView, width: int, selected: bool) -> list[Text]:
+        state = view.status
+        # A paused stage is drawn as running (its word and glyph say paused).
+        css = "running" if state == "paused" else state
         style = (
-            self.get_component_rich_style(f"stages--{state}", partial=True)
-            if (f"stages--{state}" in self.COMPONENT_CLASSES)
+            self.get_component_rich_style(f"stages--{css}", partial=True)
+            if (f"stages--{css}" in self.COMPONENT_CLASSES)
             else None
         )
         glyph = STATE_GLYPHS.get(state, "?")
-        word = STATE_WORDS.get(state, state)
-        marker = "›" if str(stage.name) == self.current else " "
-        took = elapsed(stage.started_at, stage.ended_at or self.now)
+        word = status_label(state)
+        marker = "›" if view.name == self.current else " "
+        stage = view.stage
+        took = "" if stage is None else elapsed(stage.started_at, stage.ended_at or self.now)
         gate = ""
-        if stage.gate is not None:
-            gate = GATE_WORDS.get(str(stage.gate.status), f"gate {stage.gate.status}")
-        head = f"{marker}{glyph} {stage_label(stage.name):<12} {word:<9}"
+        if view.gate is not None:
+            gate = GATE_WORDS.get(str(view.gate.status), f"gate {view.gate.status}")
+        head = f"{marker}{glyph} {stage_label(view.name):<12} {word:<9}"
         tail = f"{took:>5} {gate}".rstrip()
         line = Text(f"{head} {tail}"[:width].ljust(width), style=style or "")
         if selected:
             line.stylize(self.get_component_rich_style("stages--cursor", partial=True))
         out = [line]
-        if self._expanded(stage) and stage.progress is not None:
-            out.extend(Text(line, style=style or "") for line in self._progress_lines(stage, width))
+        if expanded(view):
+            out.extend(Text(row, style=style or "") for row in progress_lines(view, width))
         return out
-
-    @staticmethod
-    def _progress_lines(stage: Stage, width: int) -> list[str]:
-        p = stage.progress
-        assert p is not None
-        eta = f" {pct(p.frac)}" + (f" ETA {duration(p.eta_s)}" if p.eta_s is not None else "")
-        bar_line = f"   {bar(p.frac, max(4, width - 3 - len(eta)))}{eta}"
-        amount = f"{count(p.tokens)}/{count(p.total_tokens)} tok"
-        if p.total_steps:
-            amount = f"step {integer(p.step)}/{integer(p.total_steps)} · {amount}"
-        return [bar_line[:width], f"   {amount}"[:width]]

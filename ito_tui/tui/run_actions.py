@@ -1,0 +1,162 @@
+"""The run screen's keys and what they do: proposals, the window, the log, tabs, cancel.
+
+`RunActions` is the run screen's base (`PipelineScreen`): the bindings, `check_action`
+(the footer offers only what can be done: no *Cancel run* once the run is over) and the
+actions. It reads the screen's tracker and widgets and marks its repaints; it paints
+nothing itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Input, Static, TabbedContent
+
+from ito_tui.tui.screens.cancel import CancelRunModal
+from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.eventlog import FILTERS, EventLogView
+from ito_tui.tui.widgets.stages import StageList
+from ito_tui.tui.widgets.telemetry import TelemetryPanel
+
+if TYPE_CHECKING:
+    from ito_tui.contract import Proposal
+    from ito_tui.state import RunState, RunTracker
+    from ito_tui.tui.repaint import Repaints
+
+__all__ = ["RunActions", "binding"]
+
+
+def binding(
+    key: str, action: str, description: str, tooltip: str, *, name: str = "", **kw: Any
+) -> Binding:
+    """A binding whose keymap id is `pipeline.<name or action>` (an id a settings file can
+    write unquoted: `tab('tab-events')` would not do)."""
+    return Binding(key, action, description, id=f"pipeline.{name or action}", tooltip=tooltip, **kw)
+
+
+class RunActions(Screen[None]):
+    """The bindings and actions of the run screen (`PipelineScreen` builds the rest)."""
+
+    BINDINGS = [
+        binding("p", "review_proposal", "Review proposal", "Review the pending proposal"),
+        binding("w", "cycle_window", "Window", "Cycle the telemetry window: 15 min, 6 h, run"),
+        binding("f", "cycle_filter", "Filter", "Cycle the event log filter by kind"),
+        binding("slash", "search", "Search", "Search the event log"),
+        binding(
+            "1",
+            "tab('tab-telemetry')",
+            "Telemetry",
+            "Show telemetry",
+            name="tab_telemetry",
+            show=False,
+        ),
+        binding(
+            "2",
+            "tab('tab-timeline')",
+            "Ckpts",
+            "Show checkpoints and faults",
+            name="tab_timeline",
+            show=False,
+        ),
+        binding(
+            "3", "tab('tab-events')", "Events", "Show the event log", name="tab_events", show=False
+        ),
+        binding("x", "cancel_run", "Cancel run", "Cancel this run (asks first)"),
+        binding("escape", "back", "Back", "Back to the previous screen"),
+    ]
+
+    # What the screen provides (set in its `__init__` and `compose`).
+    run_id: str
+    tracker: RunTracker
+    repaints: Repaints
+    _panel: TelemetryPanel
+    _tabs: TabbedContent
+    _log: EventLogView
+    _cancel: CancelRunModal | None
+    _selected: str | None
+    _follow_current: bool
+
+    @property
+    def run_state(self) -> RunState:
+        return self.tracker.state
+
+    def pending(self) -> list[Proposal]:
+        raise NotImplementedError
+
+    def open_proposal(self, proposal_id: str | None = None) -> bool:
+        raise NotImplementedError
+
+    @on(TelemetryPanel.Changed)
+    def _charts_changed(self) -> None:
+        # The window, the stage or a chart's width changed: the views are computed again.
+        self.repaints.mark("charts")
+
+    @on(StageList.StageSelected)
+    def _stage_selected(self, event: StageList.StageSelected) -> None:
+        self._selected = event.name
+        self._follow_current = event.name == self.run_state.current_stage
+        self.repaints.mark("detail")
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self) -> None:
+        # Hidden panels skipped their repaints; catch up now that one is shown.
+        self.repaints.shown()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        s = self.run_state
+        if action == "review_proposal":
+            return bool(self.pending())
+        if action == "cancel_run":
+            return not (s.terminal or shell(self).session.read_only)
+        if action == "back":
+            return len(self.app.screen_stack) > 1
+        return True
+
+    def action_review_proposal(self) -> None:
+        self.open_proposal()
+
+    def action_cycle_window(self) -> None:
+        self._panel.cycle_window()
+
+    def action_tab(self, tab: str) -> None:
+        self._tabs.active = tab
+
+    def action_cycle_filter(self) -> None:
+        log = self._log
+        log.kind = FILTERS[(FILTERS.index(log.kind) + 1) % len(FILTERS)]
+        self._log_caption()
+        self.repaints.mark("log")
+        self.action_tab("tab-events")
+
+    def action_search(self) -> None:
+        self.action_tab("tab-events")
+        search = self.query_one("#log-search", Input)
+        search.display = True
+        search.focus()
+
+    @on(Input.Submitted, "#log-search")
+    def _search(self, event: Input.Submitted) -> None:
+        self._log.search = event.value.strip()
+        event.input.display = bool(event.value.strip())
+        self._log_caption()
+        self.repaints.mark("log")
+        self._log.focus()
+
+    def _log_caption(self) -> None:
+        # Times first: a narrow pane cuts the end, and the footer shows the keys too.
+        self.query_one("#log-caption", Static).update(
+            f"times UTC · filter: {self._log.filter_label} (f cycles, / searches)"
+        )
+
+    def action_cancel_run(self) -> None:
+        if self.check_action("cancel_run", ()):
+            s = self.run_state
+            self._cancel = CancelRunModal(self.run_id, s.spend, progress=self.tracker.progress())
+            self.app.push_screen(self._cancel)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
