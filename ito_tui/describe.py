@@ -1,55 +1,105 @@
-"""A restart proposal in words, the same in the CLI and the TUI.
+"""A proposal (and a gate's verdict) in words, the same in the CLI and the TUI by
+construction.
 
-A person approves or rejects a proposal from `ito-tui proposals show` or from the
-TUI's modal; both describe its evidence, its action and its cost with these lists of
-short phrases, and only join them their own way. Backend strings are made safe to show
+A person approves or rejects a proposal from `ito-tui proposals show` / `approve` /
+`reject` or from the TUI's modal. Both take every word from here: the kind's title and
+action words (`proposal_words`), the evidence, the action and the cost (`evidence_text`,
+`action_text`, `cost_text`), what approving and rejecting do (`consequence`,
+`reject_consequence`), the expiry and the decision with their times (`format.when`).
+A gate result is written as the statement it tests, `62.972 (needs >= 65.1) FAIL`
+(`gate_result_text`), never `62.972 >= 65.1 FAIL`, which reads as a true statement marked
+false. Each kind has its own words: a budget extension is never called a restart, and a cost
+counts lost steps only where steps can be lost. Backend strings are made safe to show
 (control characters visible, see `textsafe`), never interpreted. Pure: no I/O, no UI.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ito_tui.format import fixed, general, integer
+from ito_tui.format import duration, fixed, general, integer, usd, when
 from ito_tui.textsafe import visible
 
 if TYPE_CHECKING:
-    from ito_tui.contract import ProposalAction, ProposalImpact, ProposalTrigger
+    from ito_tui.contract import (
+        GateResult,
+        Proposal,
+        ProposalAction,
+        ProposalImpact,
+        ProposalTrigger,
+    )
 
-__all__ = [
-    "KIND_SHORT",
-    "KIND_TITLES",
-    "action_phrases",
-    "evidence_phrases",
-    "impact_phrases",
-    "usd_exact",
-]
 
-KIND_TITLES = {
-    "rollback_and_skip": "Roll back and skip batches",
-    "reduce_lr": "Reduce the learning rate",
-    "extend_budget": "Extend the budget",
-    "replace_node": "Replace a node",
+@dataclass(frozen=True, slots=True)
+class KindWords:
+    """What a proposal of one kind is called and what its choices are called."""
+
+    title: str
+    """The heading: `Roll back and skip batches`."""
+    short: str
+    """For tables and one-line lists: `rollback + skip`."""
+    approve_label: str
+    """The Approve button (its `…` says a second step follows): `Approve restart…`."""
+    reject_label: str
+    """The Reject button, naming what is kept: `Reject (no rollback)`."""
+    confirm_title: str
+    """The question of the confirmation step: `Restart the run from the checkpoint?`."""
+    restarts: bool
+    """Whether approving restarts the run (then lost steps are part of its cost)."""
+
+
+KINDS: dict[str, KindWords] = {
+    "rollback_and_skip": KindWords(
+        "Roll back and skip batches",
+        "rollback + skip",
+        "Approve restart…",
+        "Reject (no rollback)",
+        "Restart the run from the checkpoint?",
+        restarts=True,
+    ),
+    "reduce_lr": KindWords(
+        "Reduce the learning rate",
+        "reduce LR",
+        "Approve LR change…",
+        "Reject (keep LR)",
+        "Change the run's learning rate?",
+        restarts=False,
+    ),
+    "extend_budget": KindWords(
+        "Extend the budget",
+        "extend budget",
+        "Approve budget…",
+        "Reject (keep budget)",
+        "Raise the run's budget?",
+        restarts=False,
+    ),
+    "replace_node": KindWords(
+        "Replace a node",
+        "replace node",
+        "Approve node swap…",
+        "Reject (keep node)",
+        "Replace the node?",
+        restarts=True,
+    ),
 }
-"""A heading per proposal kind; an unknown kind is shown as the backend spells it."""
-KIND_SHORT = {
-    "rollback_and_skip": "rollback + skip",
-    "reduce_lr": "reduce LR",
-    "extend_budget": "extend budget",
-    "replace_node": "replace node",
-}
-"""A short name per kind, for tables and one-line lists (a budget extension is not a
-restart); an unknown kind is shown as the backend spells it."""
+"""The words of each proposal kind the contract names (`ProposalKind`)."""
 
 
-def usd_exact(value: object) -> str:
-    """A money amount to the cent, `$1,234.50`: the one exact form, for the CLI (`money`),
-    the TUI (`tui.format.usd`) and what a decision would add."""
-    try:
-        return f"${Decimal(str(value)):,.2f}"
-    except InvalidOperation:
-        return visible(str(value))
+def proposal_words(kind: object) -> KindWords:
+    """The words of `kind`; an unknown kind is titled as the backend spells it (safe)."""
+    known = KINDS.get(str(kind))
+    if known is not None:
+        return known
+    name = visible(str(kind))
+    return KindWords(name, name, "Approve…", "Reject", f"Approve {name}?", restarts=True)
+
+
+KIND_TITLES = {kind: words.title for kind, words in KINDS.items()}
+"""A heading per known kind (the alerts' titles use them too)."""
+KIND_SHORT = {kind: words.short for kind, words in KINDS.items()}
+"""A short name per known kind, for tables and one-line lists."""
 
 
 def evidence_phrases(t: ProposalTrigger) -> list[str]:
@@ -78,16 +128,110 @@ def action_phrases(a: ProposalAction) -> list[str]:
     if a.lr_scale is not None:
         phrases.append(f"scale LR × {general(a.lr_scale, 6)}")
     if a.extra_budget_usd is not None:
-        phrases.append(f"add {usd_exact(a.extra_budget_usd)} budget")
+        phrases.append(f"add {usd(a.extra_budget_usd)} budget")
     if a.node:
         phrases.append(f"replace node {visible(a.node)}")
     return phrases
 
 
-def impact_phrases(i: ProposalImpact) -> list[str]:
-    """What approving costs: `23 lost steps`, `+12.4 GPU-h`, `+$31.00`."""
+def impact_phrases(i: ProposalImpact, *, restarts: bool = True) -> list[str]:
+    """What approving costs: `23 lost steps`, `+12.4 GPU-h`, `+$31.00`. Lost steps are
+    left out for a kind that does not restart the run, unless some would be lost."""
+    phrases = [] if not restarts and not i.lost_steps else [f"{integer(i.lost_steps)} lost steps"]
     return [
-        f"{integer(i.lost_steps)} lost steps",
+        *phrases,
         f"+{fixed(i.added_gpu_hours, 1, grouping=True)} GPU-h",
-        f"+{usd_exact(i.added_usd)}",
+        f"+{usd(i.added_usd)}",
     ]
+
+
+def evidence_text(p: Proposal) -> str:
+    """Why it is asked: `loss spike z=14.8 … · step 10,871 · loss 3.159 · z 14.8`."""
+    return " · ".join([visible(str(p.trigger.reason)), *evidence_phrases(p.trigger)])
+
+
+def action_text(p: Proposal) -> str:
+    """What approving does: `roll back to step 500, from checkpoint c1, skip 300 batches`
+    (the kind's title when the backend sent no details)."""
+    return ", ".join(action_phrases(p.action)) or proposal_words(p.kind).title
+
+
+def cost_text(p: Proposal) -> str:
+    """What approving costs: `1,071 lost steps · +12.4 GPU-h · +$31.00`."""
+    return " · ".join(impact_phrases(p.impact, restarts=proposal_words(p.kind).restarts))
+
+
+def consequence(p: Proposal) -> str:
+    """What approving does to the run, in one sentence, for the confirmation step."""
+    a, kind = p.action, str(p.kind)
+    back = f"step {integer(a.rollback_to_step)}" if a.rollback_to_step is not None else None
+    if kind == "extend_budget":
+        extra = usd(a.extra_budget_usd) if a.extra_budget_usd is not None else "the amount asked"
+        return f"Approving raises the run's budget by {extra}; the run is not restarted."
+    if kind == "reduce_lr":
+        scale = f" × {general(a.lr_scale, 6)}" if a.lr_scale is not None else ""
+        then = f", restarting from {back}" if back else "; the run is not restarted"
+        return f"Approving scales the run's learning rate{scale}{then}."
+    if kind == "replace_node":
+        node = f"node {visible(a.node)}" if a.node else "the failing node"
+        then = f" and restarts the run from {back}" if back else ""
+        return f"Approving replaces {node}{then}."
+    if kind == "rollback_and_skip":
+        skip = f" and skips {integer(a.skip_batches)} batches" if a.skip_batches else ""
+        return f"Approving restarts the run from {back or 'the rollback point'}{skip}."
+    return f"Approving carries out: {action_text(p)}."
+
+
+def reject_consequence(p: Proposal) -> str:
+    """What rejecting does to the run (nothing of the action happens)."""
+    if str(p.kind) == "extend_budget":
+        return "Rejecting keeps the budget as it is: the run stops when its spend reaches it."
+    if p.run_paused:
+        return "Rejecting resumes the run where it paused, without this change."
+    return "Rejecting leaves the run as it is."
+
+
+def expiry_verb(p: Proposal) -> str:
+    """What the proposal's expiry does: `rejected` (the contract's only rule today)."""
+    rule = visible(str(p.on_expiry))
+    return {"reject": "rejected", "approve": "approved"}.get(rule, f"{rule}ed")
+
+
+def expiry_text(p: Proposal, now: datetime) -> str:
+    """`Expires in 12m05s (Nov 30 14:03 UTC); then it is rejected automatically.`"""
+    left = (p.expires_at - now).total_seconds()
+    if left > 0:
+        return (
+            f"Expires in {duration(left)} ({when(p.expires_at, now)}); then it is "
+            f"{expiry_verb(p)} automatically."
+        )
+    return f"Expiring now; it will be {expiry_verb(p)} automatically."
+
+
+def paused_text(p: Proposal) -> str:
+    """What the run does while the proposal waits."""
+    return "The run is PAUSED while this waits." if p.run_paused else "The run continues."
+
+
+def decision_text(p: Proposal, now: datetime) -> str:
+    """`APPROVED by ana at Nov 30 14:03 UTC` or `EXPIRED unanswered at …; rejected as its
+    expiry rule says`; empty while pending."""
+    status = str(p.status)
+    if status == "pending":
+        return ""
+    if status == "expired":
+        # The backend records the expiry as `decided_at`; an older one only the deadline.
+        at = when(p.decided_at or p.expires_at, now)
+        return f"EXPIRED unanswered at {at}; {expiry_verb(p)} as its expiry rule says"
+    verdict = "APPROVED (and carried out)" if status == "executed" else visible(status).upper()
+    who = visible(p.decided_by or "another operator")
+    return f"{verdict} by {who} at {when(p.decided_at, now)}"
+
+
+def gate_result_text(r: GateResult, *, verdict: bool = False) -> str:
+    """`mmlu acc_5shot 62.972 (needs >= 65.1)`, with ` FAIL` / ` pass` when `verdict`."""
+    text = (
+        f"{visible(r.benchmark)} {visible(r.metric)} {general(r.value, 6)} "
+        f"(needs {visible(str(r.comparator))} {general(r.threshold, 6)})"
+    )
+    return text + (" pass" if r.passed else " FAIL") if verdict else text

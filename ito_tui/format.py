@@ -14,7 +14,7 @@ form an operator reads fastest:
   `350M`, `160B`, `2.5T`, never `160.0B`. Steps and other exact integers: `integer`
   (`172,304`).
 - Durations, one form: `duration` — `42s`, `12m05s`, `3h07m`, `2d04h` (725 s is
-  `12m05s` on every screen; an estimate's hours go through it too). Relative times:
+  `12m05s` on every screen; an estimate's hours too, `duration_h`). Relative times:
   `ends in 3h07m`, `started 2d04h ago`.
 - Percent: `percent` — `37%` (`37.5%` where a digit matters, e.g. MFU).
 - Times of day: `when` — `14:03:12 UTC` for today, `Nov 30 14:03 UTC` for an older
@@ -25,14 +25,11 @@ form an operator reads fastest:
   `status_label` (`gate eval`, `awaiting approval`, `FAILED` for a stage).
 - Progress: `progress_text` — `step 23,484/30,632 · ETA 3h52m`.
 
-A non-finite value is data (API.md v1.1: a diverged loss, an ETA divided by a throughput
-of zero): NaN is shown as `NaN`, +Infinity as `∞`, −Infinity as `−∞` — never as the
-missing-value mark, never an exception. A value beyond what a column can show is shown
-bounded: durations of 1000 days or more as `>999d`, numbers of 1e15 or more in magnitude
-in a short scientific form (`2.5e18`, `1e308`, `1e400` for an int no float can hold),
-fractions past ±999 % as `>999%`. An int is never handed to `float()` unguarded (10**400
-raises OverflowError there). Every function here takes any int, float or Decimal, returns
-a short string (at most ~24 characters, whatever the magnitude) and never raises.
+A non-finite value is data (API.md v1.1: a diverged loss, an ETA at zero throughput):
+`NaN`, `∞`, `−∞`, never the missing mark, never an exception. Values beyond a column are
+bounded: `>999d`, `>999%`, and from 1e15 a short scientific form (`2.5e18`, `1e400` for an
+int no float holds; no int goes to `float()` unguarded). Every function takes any int,
+float or Decimal, returns a short string (~24 characters at most) and never raises.
 """
 
 from __future__ import annotations
@@ -45,8 +42,7 @@ from typing import Protocol
 
 from ito_tui.textsafe import visible
 
-MISSING = "—"
-"""The one mark of a value that is not known (U+2014 EM DASH), on every screen."""
+MISSING = "—"  # the one mark of a value that is not known (U+2014 EM DASH), on every screen
 
 NAN, INF, NEG_INF = "NaN", "∞", "−∞"
 """Marks of the non-finite values (U+2212 MINUS SIGN, as typeset, not a hyphen)."""
@@ -148,8 +144,7 @@ def general(value: Number, digits: int = 3) -> str:
 
 
 def integer(value: Number | None) -> str:
-    """A step or an exact count with thousands separators (`172,304`); `—` when unknown;
-    bounded otherwise."""
+    """A step or an exact count, grouped (`172,304`); `—` when unknown; bounded."""
     if value is None:
         return MISSING
     text = special(value)
@@ -159,8 +154,7 @@ def integer(value: Number | None) -> str:
 
 
 def percent(frac: Number | None, digits: int = 0) -> str:
-    """A fraction as a percentage (`37%`, `37.5%` with one digit); `—` when unknown;
-    bounded otherwise."""
+    """A fraction as a percentage (`37%`, `37.5%` with one digit); `—` when unknown."""
     if frac is None:
         return MISSING
     text = special_percent(frac)
@@ -168,8 +162,7 @@ def percent(frac: Number | None, digits: int = 0) -> str:
 
 
 def _scaled(value: float, units: tuple[tuple[float, str, int], ...]) -> str | None:
-    """`value` in the largest unit it reaches once rounded (`999,960` is `1.0M`, not
-    `1000.0K`); None below the smallest unit."""
+    """`value` in the largest unit it reaches once rounded (`999,960` is `1.0M`)."""
     for limit, suffix, digits in units:
         scaled = value / limit
         if abs(round(scaled, digits)) >= 1:
@@ -277,6 +270,14 @@ def duration(seconds: Number | None) -> str:
     return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
 
 
+def duration_h(hours: Number | None) -> str:
+    """A duration given in hours (an estimate's), in the one form: `7h30m`, `3d04h`."""
+    if hours is None:
+        return MISSING
+    text = special_duration(hours, 3600.0)  # before multiplying: 1e306 h is not ∞
+    return text if text is not None else duration(hours * 3600)
+
+
 def ends_in(at: datetime, now: datetime) -> str:
     """`ends in 3d04h`, or `ended 2h05m ago`, relative to `now` (a frozen clock in tests)."""
     delta = (at - now).total_seconds()
@@ -336,8 +337,8 @@ STATUS_WORDS: dict[str, str] = {
     "failed": "FAILED",
     "awaiting_approval": "awaiting approval",
 }
-"""Stage and run states written differently from their API names (a failure in capitals,
-so it stands out without colour); every other state is its name with spaces."""
+"""States not written as their API name with spaces (a failure in capitals, to stand out
+without colour)."""
 
 
 def status_label(status: object) -> str:
@@ -389,10 +390,8 @@ def metric_value(unit: str, value: Number | None) -> str:
 
 def metric_compact(unit: str, value: Number | None) -> str:
     """`metric_value` for a narrow stats column: `$34.5K`, `3 st`; the others alike."""
-    if value is None:
-        return MISSING
     if unit == "usd":
         return usd_compact(value)
-    if unit == "steps":
+    if unit == "steps" and value is not None:
         return f"{fixed(value, 0)} st"
     return metric_value(unit, value)

@@ -87,6 +87,12 @@ def visible(s: str, *, keep_newlines: bool = True) -> str:
     return s.translate(_TABLE if keep_newlines else _TABLE_ONE_LINE)
 
 
+def safe(value: object) -> str:
+    """`visible(str(value))` for any backend value (an enum, a number, an id); `None` is
+    empty. The one `safe` of the CLI and the TUI."""
+    return "" if value is None else visible(str(value))
+
+
 def one_line(s: str, max_len: int | None = None) -> str:
     """`visible(s)` on a single line: newlines and tabs become spaces, runs collapse,
     and the result is cut to `max_len` characters with a trailing "…"."""

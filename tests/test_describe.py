@@ -1,11 +1,69 @@
-"""`ito_tui.describe`: the phrases the CLI and the TUI both use for a restart proposal."""
+"""`ito_tui.describe`: the words the CLI and the TUI both use for a proposal and a gate."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from ito_tui.contract import ProposalAction, ProposalImpact, ProposalTrigger
-from ito_tui.describe import action_phrases, evidence_phrases, impact_phrases, usd_exact
+import pytest
+
+from ito_tui.contract import (
+    GateResult,
+    Proposal,
+    ProposalAction,
+    ProposalImpact,
+    ProposalTrigger,
+)
+from ito_tui.describe import (
+    KINDS,
+    action_phrases,
+    action_text,
+    consequence,
+    cost_text,
+    decision_text,
+    evidence_phrases,
+    expiry_text,
+    gate_result_text,
+    impact_phrases,
+    proposal_words,
+    reject_consequence,
+)
+
+NOW = datetime(2026, 12, 1, 19, 0, tzinfo=UTC)
+
+
+def proposal(kind: str, **fields: object) -> Proposal:
+    """A proposal of `kind` shaped as desk_sim makes it (outcomes.py, incidents.py)."""
+    if kind == "extend_budget":
+        body: dict[str, object] = {
+            "trigger": ProposalTrigger(reason="projected spend $1,650 exceeds the budget"),
+            "action": ProposalAction(extra_budget_usd=Decimal("1500")),
+            "impact": ProposalImpact(lost_steps=0, added_gpu_hours=12.4, added_usd=Decimal("1500")),
+            "run_paused": False,
+        }
+    else:
+        body = {
+            "trigger": ProposalTrigger(reason="loss spike", step=10871, loss=3.159, loss_z=14.8),
+            "action": ProposalAction(
+                rollback_to_step=9800, checkpoint_id="ckpt_1", skip_batches=300,
+                lr_scale=0.5 if kind == "reduce_lr" else None,
+                node="gpu-07" if kind == "replace_node" else None,
+            ),
+            "impact": ProposalImpact(lost_steps=1071, added_gpu_hours=3.2, added_usd=Decimal("31")),
+            "run_paused": True,
+        }  # fmt: skip
+    body.update(fields)
+    return Proposal.model_validate(
+        {
+            "proposal_id": "prop_1",
+            "run_id": "run_1",
+            "kind": kind,
+            "status": "pending",
+            "created_at": NOW - timedelta(minutes=3),
+            "expires_at": NOW + timedelta(seconds=725),
+            **body,
+        }
+    )
 
 
 def test_evidence_lists_only_what_the_trigger_measured() -> None:
@@ -36,4 +94,69 @@ def test_actions_are_phrased_and_backend_ids_shown_literally() -> None:
 def test_impact_is_exact_to_the_cent() -> None:
     i = ProposalImpact(lost_steps=1430, added_gpu_hours=12.44, added_usd=Decimal("1234.5"))
     assert impact_phrases(i) == ["1,430 lost steps", "+12.4 GPU-h", "+$1,234.50"]
-    assert usd_exact("not money") == "not money"
+
+
+def test_a_budget_extension_is_never_worded_as_a_restart() -> None:
+    p = proposal("extend_budget")
+    words = proposal_words(p.kind)
+    texts = [
+        words.title, words.approve_label, words.reject_label, words.confirm_title,
+        consequence(p), reject_consequence(p), cost_text(p), action_text(p),
+    ]  # fmt: skip
+    assert not [t for t in texts if "restart" in t.lower() and "not restarted" not in t]
+    assert words.approve_label == "Approve budget…"
+    assert consequence(p) == (
+        "Approving raises the run's budget by $1,500.00; the run is not restarted."
+    )
+    assert cost_text(p) == "+12.4 GPU-h · +$1,500.00"  # no "0 lost steps": none can be lost
+    assert "stops when its spend reaches" in reject_consequence(p)
+
+
+@pytest.mark.parametrize(
+    ("kind", "approve", "says"),
+    [
+        ("rollback_and_skip", "Approve restart…", "restarts the run from step 9,800 and skips 300"),
+        ("reduce_lr", "Approve LR change…", "scales the run's learning rate × 0.5, restarting"),
+        ("replace_node", "Approve node swap…", "replaces node gpu-07 and restarts the run"),
+        ("extend_budget", "Approve budget…", "raises the run's budget by $1,500.00"),
+    ],
+)
+def test_each_kind_has_its_own_words(kind: str, approve: str, says: str) -> None:
+    p = proposal(kind)
+    words = proposal_words(kind)
+    assert words.approve_label == approve
+    assert says in consequence(p)
+    others = [w for k, w in KINDS.items() if k != kind]
+    assert all(w.title != words.title and w.confirm_title != words.confirm_title for w in others)
+    if kind != "extend_budget":
+        assert cost_text(p).startswith("1,071 lost steps")
+        assert reject_consequence(p).startswith("Rejecting resumes the run where it paused")
+
+
+def test_an_unknown_kind_is_titled_as_sent_and_safe() -> None:
+    words = proposal_words("warm\x1b[2Jrestart")
+    assert words.title == "warm␛[2Jrestart" and words.approve_label == "Approve…"
+
+
+def test_the_expiry_and_the_decision_carry_their_date_when_not_today() -> None:
+    p = proposal("rollback_and_skip")
+    assert expiry_text(p, NOW) == (
+        "Expires in 12m05s (19:12:05 UTC); then it is rejected automatically."
+    )
+    decided = p.model_copy(
+        update={"status": "approved", "decided_by": "ana", "decided_at": NOW - timedelta(days=2)}
+    )
+    assert decision_text(decided, NOW) == "APPROVED by ana at Nov 29 19:00 UTC"
+    expired = p.model_copy(update={"status": "expired", "decided_at": NOW})
+    assert decision_text(expired, NOW) == (
+        "EXPIRED unanswered at 19:00:00 UTC; rejected as its expiry rule says"
+    )
+
+
+def test_a_failed_gate_reads_as_what_it_needed() -> None:
+    r = GateResult(
+        benchmark="mmlu", metric="acc_5shot", value=62.972, threshold=65.1, comparator=">=",
+        passed=False,
+    )  # fmt: skip
+    assert gate_result_text(r, verdict=True) == "mmlu acc_5shot 62.972 (needs >= 65.1) FAIL"
+    assert gate_result_text(r) == "mmlu acc_5shot 62.972 (needs >= 65.1)"

@@ -6,8 +6,10 @@ import argparse
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ito_tui.format import ends_in, general, integer, starts_in, usd
+
 from .context import Context
-from .output import duration_s, money, safe, schema_help
+from .output import safe, schema_help
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking
@@ -44,21 +46,21 @@ def window(b: Booking, now: datetime | None = None) -> str:
     if b.ends_at <= now:
         return "ended"
     if b.starts_at > now:
-        return f"starts in {duration_s((b.starts_at - now).total_seconds())}"
-    return f"ends in {duration_s((b.ends_at - now).total_seconds())}"
+        return starts_in(b.starts_at, now)
+    return ends_in(b.ends_at, now)
 
 
 def booking_row(b: Booking) -> list[str]:
     """One table row for a booking (all cells safe)."""
-    fabric = f"{safe(b.fabric.kind)} {b.fabric.gbit_per_s_per_gpu:g} Gb/s"
+    fabric = f"{safe(b.fabric.kind)} {general(b.fabric.gbit_per_s_per_gpu, 6)} Gb/s"
     return [
         safe(b.booking_id),
         safe(b.status),
         safe(b.gpu_sku),
-        f"{b.node_count} × {b.gpus_per_node}",
+        f"{integer(b.node_count)} × {integer(b.gpus_per_node)}",
         fabric,
         window(b),
-        money(b.price_usd_per_gpu_hour),
+        usd(b.price_usd_per_gpu_hour),
         safe(b.active_run_id) if b.active_run_id else "-",
     ]
 

@@ -20,9 +20,11 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from ito_tui.format import stage_label, usd
+
 from .context import CommandError, Context
 from .exitcodes import ExitCode, exit_for_outcome
-from .output import money, safe
+from .output import safe
 from .render import render_run, state_text
 from .watchfmt import WatchPrinter
 
@@ -149,7 +151,9 @@ def _until_event(ctx: Context, event: EventBase, until: Until) -> int | None:
     if until != "gate" or event.type not in {"gate.passed", "gate.failed"}:
         return None
     gate = getattr(getattr(event, "data", None), "gate", None)
-    what = f"gate {safe(gate.gate_id)} ({safe(gate.stage)})" if gate is not None else "a gate"
+    what = "a gate"
+    if gate is not None:
+        what = f"gate {safe(gate.gate_id)} ({stage_label(gate.stage)})"
     if event.type == "gate.failed":
         ctx.out.info(f"--until gate: {what} failed; the run is stopped")
         return int(ExitCode.GATE_FAILED)
@@ -169,7 +173,7 @@ def finish(ctx: Context, state: RunState, printer: WatchPrinter) -> int:
         for gate in failed:
             printer.gate_failures(gate)
     spend = state.spend
-    spent = f"; {money(spend.usd_spent)} spent of {money(spend.budget_usd)}" if spend else ""
+    spent = f"; {usd(spend.usd_spent)} spent of {usd(spend.budget_usd)}" if spend else ""
     detail = f": {safe(state.detail)}" if state.detail else ""
     if state.failure is not None and not state.detail:
         detail = f": {safe(state.failure.detail)}"

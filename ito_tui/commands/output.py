@@ -11,7 +11,8 @@ JSON output (every `--json`) is RFC 8259: a non-finite number (a diverged loss, 
 infinite ETA) is written as the string `"NaN"`, `"Infinity"` or `"-Infinity"`, the
 forms API.md v1.1 names, never as a bare token `jq` rejects; `allow_nan=False` makes
 any value that escaped `to_jsonable` fail loudly instead of writing invalid JSON.
-Numbers in text go through `ito_tui.format` (`NaN`, `∞`, `>999d`, never a traceback).
+Numbers in text go through `ito_tui.format` (`$1,234.50`, `12m05s`, `NaN`, `∞`, `>999d`,
+never a traceback); this module has no formatter of its own.
 """
 
 from __future__ import annotations
@@ -21,10 +22,8 @@ import math
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from decimal import Decimal
 from typing import Any, TextIO
 
-from ito_tui.format import special, special_duration
 from ito_tui.redaction import redact_secrets
 
 _SGR = {
@@ -201,45 +200,6 @@ class Output:
 def schema_help(lead: str, schema: str) -> str:
     """Help text of a `--json` option naming its schema in `ito-tui contract`."""
     return f"{lead} (schema: #/components/schemas/{schema} in `ito-tui contract`)"
-
-
-def money(value: object) -> str:
-    """A money value (Decimal) as `$1,234.50`; nothing when there is none."""
-    from ito_tui.describe import usd_exact
-
-    if value is None:
-        return ""
-    text = special(value) if isinstance(value, int | float | Decimal) else None
-    return f"${text}" if text is not None else usd_exact(value)
-
-
-def hours(value: float | None) -> str:
-    """Hours as `3.2 h` or `2.1 d` for long spans; `>999d`, `∞`, `NaN` bounded."""
-    if value is None:
-        return "n/a"
-    text = special_duration(value, 3600.0)
-    if text is not None:
-        return text
-    if value >= 48:
-        return f"{value / 24:.1f} d"
-    return f"{value:.1f} h"
-
-
-def duration_s(seconds: float | None) -> str:
-    """Seconds as `42s`, `11m`, `3h05m` or `2d04h`; `>999d`, `∞`, `NaN` bounded."""
-    if seconds is None:
-        return "n/a"
-    text = special_duration(seconds)
-    if text is not None:
-        return text
-    s = int(max(seconds, 0))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    if s < 86400:
-        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
-    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
 
 
 def read_secret_line(prompt: str, stdin: TextIO | None = None) -> str:

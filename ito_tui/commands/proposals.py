@@ -14,10 +14,12 @@ import argparse
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from ito_tui.describe import consequence, proposal_words, reject_consequence
+
 from .context import CommandError, Context
 from .exitcodes import ExitCode
 from .ids import complete_ids
-from .output import confirm, interactive, money, safe, schema_help
+from .output import confirm, interactive, safe, schema_help
 from .render import PROPOSAL_STATUSES, render_proposal, state_text
 
 if TYPE_CHECKING:
@@ -130,6 +132,14 @@ async def find_proposal(client: ItoClient, proposal_id: str, run_id: str | None)
     raise CommandError(f"proposal {safe(proposal_id)} not found", ExitCode.NOT_FOUND)
 
 
+def confirm_question(p: Proposal, verb: str) -> str:
+    """The question asked before a decision, in the words of the TUI's confirmation step:
+    `Approving raises the run's budget by $1,500.00; … Raise the run's budget?`."""
+    if verb == "approve":
+        return f"{consequence(p)} {proposal_words(p.kind).confirm_title}"
+    return f"{reject_consequence(p)} Reject {safe(p.proposal_id)}?"
+
+
 def cmd_decide(ctx: Context) -> int:
     """Approve or reject one proposal after showing it."""
     from ito_tui.client.errors import Conflict
@@ -159,8 +169,7 @@ def cmd_decide(ctx: Context) -> int:
                         "terminal",
                         ExitCode.USAGE,
                     )
-                cost = money(prop.impact.added_usd)
-                question = f"{verb.capitalize()} {safe(prop.proposal_id)} (impact +{cost})?"
+                question = confirm_question(prop, verb)
                 if not confirm(ctx.out, question, word=verb):
                     ctx.out.info("nothing decided")
                     return 0

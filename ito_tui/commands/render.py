@@ -7,13 +7,35 @@ traceback). Nothing in this module talks to the network.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ito_tui.describe import action_phrases, evidence_phrases, impact_phrases
-from ito_tui.format import fixed, general, integer, percent
+from ito_tui.describe import (
+    action_text,
+    cost_text,
+    decision_text,
+    evidence_text,
+    expiry_text,
+    gate_result_text,
+    paused_text,
+    proposal_words,
+)
+from ito_tui.format import (
+    MISSING,
+    count,
+    duration,
+    duration_h,
+    fixed,
+    general,
+    integer,
+    percent,
+    stage_label,
+    status_label,
+    usd,
+)
 
 from .context import print_refusals
-from .output import Output, duration_s, hours, money, safe
+from .output import Output, safe
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking, Estimate, Plan, Proposal, Run
@@ -37,17 +59,17 @@ PROPOSAL_STATUSES = ("pending", "approved", "rejected", "expired", "executed")
 
 
 def state_text(out: Output, state: object) -> str:
-    """A state name, coloured by meaning when colour is on."""
-    text = safe(state)
-    return out.style(text, *_STATE_STYLE.get(text, ()))
+    """A state in the words the TUI uses (`gate eval`, `awaiting approval`), coloured by
+    meaning when colour is on."""
+    return out.style(status_label(state), *_STATE_STYLE.get(str(state), ()))
 
 
 def booking_line(b: Booking) -> str:
     return (
-        f"{safe(b.booking_id)}: {safe(b.gpu_sku)}, {b.node_count} × {b.gpus_per_node} = "
-        f"{b.gpu_count} GPUs, {safe(b.fabric.kind)} {general(b.fabric.gbit_per_s_per_gpu, 6)} "
-        "Gb/s per GPU, "
-        f"{money(b.price_usd_per_gpu_hour)}/GPU-h"
+        f"{safe(b.booking_id)}: {safe(b.gpu_sku)}, {integer(b.node_count)} × "
+        f"{integer(b.gpus_per_node)} = {integer(b.gpu_count)} GPUs, {safe(b.fabric.kind)} "
+        f"{general(b.fabric.gbit_per_s_per_gpu, 6)} Gb/s per GPU, "
+        f"{usd(b.price_usd_per_gpu_hour)}/GPU-h"
     )
 
 
@@ -58,12 +80,12 @@ def plan_pairs(p: Plan) -> list[tuple[str, str]]:
     if p.est_mfu_frac is not None:
         mfu = percent(p.est_mfu_frac, 1)
     else:
-        mfu = "n/a under fp8" if precision in FP8 else "n/a"
+        mfu = f"{MISSING} (not measured under fp8)" if precision in FP8 else MISSING
     return [
         (
             "parallelism",
-            f"world {p.world_size} = replicate {p.dp_replicate} × shard {p.dp_shard}; "
-            f"tp {p.tp} · pp {p.pp} · cp {p.cp}",
+            f"world {integer(p.world_size)} = replicate {integer(p.dp_replicate)} × shard "
+            f"{integer(p.dp_shard)}; tp {integer(p.tp)} · pp {integer(p.pp)} · cp {integer(p.cp)}",
         ),
         (
             "precision",
@@ -73,12 +95,13 @@ def plan_pairs(p: Plan) -> list[tuple[str, str]]:
         ("fault tolerance", safe(p.fault_tolerance)),
         (
             "batch",
-            f"{p.local_batch_seqs} seqs/GPU, {integer(p.global_batch_tokens)} tokens global",
+            f"{integer(p.local_batch_seqs)} seqs/GPU, {integer(p.global_batch_tokens)} tokens "
+            "global",
         ),
         (
             "memory/GPU",
             f"{fixed(p.est_mem_per_gpu_gib, 1)} GiB of {fixed(p.hbm_per_gpu_gib, 0)} GiB HBM "
-            f"({fixed(pct, 0)}%)",
+            f"({percent(pct / 100)})",
         ),
         ("throughput", f"{fixed(p.est_tokens_per_s_per_gpu, 0, grouping=True)} tokens/s/GPU"),
         ("MFU", mfu),
@@ -96,8 +119,8 @@ def render_estimate(out: Output, est: Estimate, budget_usd: object, booking: Boo
     if est.stages:
         out.line(out.style("stages", "bold"))
         rows = [
-            [safe(s.stage), integer(s.tokens), fixed(s.gpu_hours, 0, grouping=True),
-             hours(s.wall_clock_h), money(s.usd)]
+            [stage_label(s.stage), count(s.tokens), fixed(s.gpu_hours, 0, grouping=True),
+             duration_h(s.wall_clock_h), usd(s.usd)]
             for s in est.stages
         ]  # fmt: skip
         out.table(("  stage", "tokens", "gpu-h", "wall clock", "cost"), _indent(rows))
@@ -113,13 +136,13 @@ def render_estimate(out: Output, est: Estimate, budget_usd: object, booking: Boo
             ("GPU hours", fixed(est.total_gpu_hours, 0, grouping=True)),
             (
                 "time",
-                f"p50 {hours(est.wall_clock_h_p50)}, p90 {hours(est.wall_clock_h_p90)} "
+                f"p50 {duration_h(est.wall_clock_h_p50)}, p90 {duration_h(est.wall_clock_h_p90)} "
                 f"(booking window: {window_ok})",
             ),
             (
                 "cost",
-                f"p50 {money(est.usd_p50)}, p90 {money(est.usd_p90)} "
-                f"vs budget {money(budget_usd)}: {budget_ok}",
+                f"p50 {usd(est.usd_p50)}, p90 {usd(est.usd_p90)} "
+                f"vs budget {usd(budget_usd)}: {budget_ok}",
             ),
             ("interruptions", f"{fixed(est.expected_interruptions, 1)} expected"),
         ]
@@ -138,8 +161,8 @@ def _indent(rows: list[list[str]]) -> list[list[str]]:
 def spend_text(run: Run) -> str:
     s = run.spend
     return (
-        f"{money(s.usd_spent)} spent of {money(s.budget_usd)} budget "
-        f"({money(s.usd_committed)} committed, {fixed(s.gpu_hours, 0, grouping=True)} GPU-h)"
+        f"{usd(s.usd_spent)} spent of {usd(s.budget_usd)} budget "
+        f"({usd(s.usd_committed)} committed, {fixed(s.gpu_hours, 0, grouping=True)} GPU-h)"
     )
 
 
@@ -152,7 +175,7 @@ def render_run(out: Output, run: Run) -> None:
     )
     out.pairs(
         [
-            ("stage", safe(run.current_stage) if run.current_stage else "-"),
+            ("stage", stage_label(run.current_stage)),
             ("spend", spend_text(run)),
         ]
     )
@@ -168,18 +191,14 @@ def render_run(out: Output, run: Run) -> None:
             p = st.progress
             prog = f"{integer(p.step)}/{integer(p.total_steps)} ({percent(p.frac)})"
             if p.eta_s is not None and str(st.state) == "running":
-                prog += f" eta {duration_s(p.eta_s)}"
+                prog += f" · ETA {duration(p.eta_s)}"
         gate = ""
         if st.gate is not None:
-            gate = f"gate {safe(st.gate.status)}"
+            gate = f"gate {status_label(st.gate.status)}"
             failing = st.gate.failing
             if failing:
-                gate += ": " + ", ".join(
-                    f"{safe(r.benchmark)} {general(r.value)} {safe(r.comparator)} "
-                    f"{general(r.threshold)}"
-                    for r in failing
-                )
-        rows.append(["  " + safe(st.name), state_text(out, st.state), prog, gate])
+                gate += ": " + ", ".join(gate_result_text(r) for r in failing)
+        rows.append(["  " + stage_label(st.name), state_text(out, st.state), prog, gate])
     if rows:
         out.table(("  stage", "state", "progress", "gate"), rows)
     for pid in run.pending_proposal_ids:
@@ -189,25 +208,25 @@ def render_run(out: Output, run: Run) -> None:
         )
 
 
-def render_proposal(out: Output, p: Proposal) -> None:
-    """A proposal's trigger (evidence), action and impact, for review before a decision."""
+def render_proposal(out: Output, p: Proposal, now: datetime | None = None) -> None:
+    """A proposal for review before a decision, in the TUI modal's words (`describe`):
+    its kind, why it is asked (evidence), what approving does, what it costs, the expiry
+    and, once decided, who decided what and when."""
+    now = now or datetime.now(UTC)
+    words = proposal_words(p.kind)
     out.line(
-        f"{out.style(safe(p.proposal_id), 'bold')}  {safe(p.kind)}  "
+        f"{out.style(safe(p.proposal_id), 'bold')}  {words.title}  "
         f"{state_text(out, p.status)}  run {safe(p.run_id)}"
     )
-    evidence = safe(p.trigger.reason)
-    if measured := evidence_phrases(p.trigger):
-        evidence += f" ({', '.join(measured)})"
     pairs = [
-        ("evidence", evidence),
-        ("action", ", ".join(action_phrases(p.action)) or "-"),
-        ("impact", ", ".join(impact_phrases(p.impact))),
-        ("run paused", "yes" if p.run_paused else "no"),
-        ("expires", f"{p.expires_at:%Y-%m-%d %H:%M:%SZ} (then: {safe(p.on_expiry)})"),
+        ("why", evidence_text(p)),
+        ("what", action_text(p)),
+        ("cost", cost_text(p)),
     ]
-    if p.decided_by:
-        when = f" at {p.decided_at:%Y-%m-%d %H:%M:%SZ}" if p.decided_at else ""
-        pairs.append(("decided by", f"{safe(p.decided_by)}{when}"))
+    if str(p.status) == "pending":
+        pairs.append(("waiting", f"{paused_text(p)} {expiry_text(p, now)}"))
+    else:
+        pairs.append(("decided", decision_text(p, now)))
     if p.comment:
         pairs.append(("comment", safe(p.comment)))
     out.pairs(pairs)

@@ -11,13 +11,13 @@ import argparse
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ito_tui.format import fixed, integer, percent
+from ito_tui.format import MISSING, fixed, integer, percent, stage_label, usd
 
 from .context import CommandError, Context
 from .exitcodes import ExitCode
 from .follow import UNTIL_CHOICES
 from .ids import complete_ids
-from .output import confirm, interactive, money, safe, schema_help
+from .output import confirm, interactive, safe, schema_help
 from .render import render_run, spend_text, state_text
 
 if TYPE_CHECKING:
@@ -203,11 +203,11 @@ def cmd_runs(ctx: Context) -> int:
                 [
                     safe(r.run_id),
                     safe(r.booking_id),
-                    safe(r.model_size or "-"),
+                    safe(r.model_size) if r.model_size else MISSING,
                     state_text(ctx.out, r.state),
-                    safe(r.current_stage or "-"),
+                    stage_label(r.current_stage),
                     prog,
-                    f"{money(r.spend.usd_spent)} / {money(r.spend.budget_usd)}",
+                    f"{usd(r.spend.usd_spent)} / {usd(r.spend.budget_usd)}",
                     str(len(r.pending_proposal_ids)) if r.pending_proposal_ids else "",
                 ]
             )
@@ -250,12 +250,12 @@ def cmd_checkpoints(ctx: Context) -> int:
             [
                 safe(c.checkpoint_id),
                 f"{c.created_at:%Y-%m-%d %H:%M:%S}",
-                safe(c.stage),
+                stage_label(c.stage),
                 integer(c.step),
                 fixed(c.size_gb, 0, grouping=True),
                 fixed(c.blocking_s, 1),
                 fixed(c.persist_s, 0),
-                fixed(c.size_gb / c.persist_s, 1) if c.persist_s > 0 else "–",
+                fixed(c.size_gb / c.persist_s, 1) if c.persist_s > 0 else MISSING,
             ]
             for c in items
         ]
@@ -314,7 +314,7 @@ def cmd_cancel(ctx: Context) -> int:
                 return _already_ended(ctx, run)
             say(
                 f"run {safe(run.run_id)} ({state_text(ctx.out, run.state)}, stage "
-                f"{safe(run.current_stage or '-')}) on booking {safe(run.booking_id)}"
+                f"{stage_label(run.current_stage)}) on booking {safe(run.booking_id)}"
             )
             say(f"  {spend_text(run)}")
             say("  cancelling stops training; what was spent stays spent")

@@ -14,11 +14,13 @@ import uuid
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from ito_tui.format import usd
+
 from .bookings import NO_BOOKING_HINT
 from .context import CommandError, Context, print_refusals
 from .exitcodes import ExitCode
 from .ids import complete_ids
-from .output import confirm, interactive, money, safe, schema_help
+from .output import confirm, interactive, safe, schema_help
 from .render import render_estimate
 
 if TYPE_CHECKING:
@@ -245,7 +247,7 @@ def cmd_train(ctx: Context) -> int:
                     )
                 question = (
                     f"Submit this run on {safe(booking.booking_id)} with a budget of "
-                    f"{money(spec.budget_usd)}?"
+                    f"{usd(spec.budget_usd)}?"
                 )
                 if not confirm(ctx.out, question):
                     ctx.out.info("not submitted")

@@ -17,9 +17,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ito_tui.format import fixed, general, integer, percent
+from ito_tui.format import MISSING, fixed, general, integer, percent, stage_label, usd
 
-from .output import Output, money, safe
+from .output import Output, safe
 
 if TYPE_CHECKING:
     from ito_tui.client import ConnectionState
@@ -49,14 +49,14 @@ def telemetry_text(event: EventBase) -> str:
     tps = s.tokens_per_s_per_gpu
     goodput = s.goodput.ml_productivity_frac
     return (
-        f"{safe(s.stage)} step {integer(s.step)}  loss {_or_dash(s.loss, 3)}  "
-        f"{'–' if tps is None else fixed(tps, 0, grouping=True)} tok/s/GPU{mfu}  "
-        f"goodput {'–' if goodput is None else percent(goodput)}  spent {money(s.spend_usd)}"
+        f"{stage_label(s.stage)} step {integer(s.step)}  loss {_or_dash(s.loss, 3)}  "
+        f"{MISSING if tps is None else fixed(tps, 0, grouping=True)} tok/s/GPU{mfu}  "
+        f"goodput {percent(goodput)}  spent {usd(s.spend_usd)}"
     )
 
 
 def _or_dash(value: float | None, digits: int) -> str:
-    return "–" if value is None else fixed(value, digits)
+    return MISSING if value is None else fixed(value, digits)
 
 
 _SHORT = {">=": "short by", ">": "short by", "<=": "over by", "<": "over by"}

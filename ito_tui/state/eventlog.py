@@ -15,7 +15,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ito_tui.contract import EventBase, UnknownEvent
-from ito_tui.format import fixed, general, integer, percent, special
+from ito_tui.describe import KIND_SHORT, gate_result_text
+from ito_tui.format import MISSING, fixed, integer, percent, stage_label, status_label, usd, when
 from ito_tui.textsafe import one_line
 
 __all__ = ["NOISY_TYPES", "SEVERITIES", "EventLog", "LogEntry", "describe", "severity_of"]
@@ -61,13 +62,9 @@ def severity_of(event: EventBase) -> str:
     return _SEVERITY.get(event.type, "info")
 
 
-def _usd(value: Any) -> str:
-    return f"${special(value) or f'{value:,.2f}'}"
-
-
 def _num(value: Any, digits: int) -> str:
-    """A measured number with `digits` decimals; `–` when the backend sent none."""
-    return "–" if value is None else fixed(value, digits)
+    """A measured number with `digits` decimals; `—` when the backend sent none."""
+    return MISSING if value is None else fixed(value, digits)
 
 
 def _steps(p: Any) -> str:
@@ -77,7 +74,7 @@ def _steps(p: Any) -> str:
 
 def _proposal(d: Any) -> str:
     p = d.proposal
-    text = f"proposal {p.proposal_id} ({p.kind}) {p.status}"
+    text = f"proposal {p.proposal_id} ({KIND_SHORT.get(str(p.kind), p.kind)}) {p.status}"
     if p.decided_by:
         text += f" by {p.decided_by}"
     if str(p.status) == "pending":
@@ -86,7 +83,8 @@ def _proposal(d: Any) -> str:
             text += f"; roll back to step {integer(p.action.rollback_to_step)}"
         if p.action.skip_batches:
             text += f", skip {integer(p.action.skip_batches)} batches"
-        text += f" — needs a decision before {p.expires_at:%H:%M:%S}Z"
+        # The date too when the deadline is on another day than the ask.
+        text += f" — needs a decision before {when(p.expires_at, p.created_at)}"
     elif p.comment:
         text += f" — {p.comment}"
     return text
@@ -94,14 +92,10 @@ def _proposal(d: Any) -> str:
 
 def _gate(d: Any, verb: str) -> str:
     g = d.gate
-    text = f"gate {g.gate_id} ({g.stage}) {verb}"
+    text = f"gate {g.gate_id} ({stage_label(g.stage)}) {verb}"
     failing = g.failing
     if verb == "failed" and failing:
-        text += ": " + ", ".join(
-            f"{r.benchmark} {r.metric} {general(r.value, 6)} {r.comparator} "
-            f"{general(r.threshold, 6)}"
-            for r in failing
-        )
+        text += ": " + ", ".join(gate_result_text(r) for r in failing)
     elif g.results:
         text += f": {sum(r.passed for r in g.results)}/{len(g.results)} benchmarks pass"
     return text
@@ -114,7 +108,7 @@ def _ended(d: Any, verb: str) -> str:
     if d.detail:
         text += f": {d.detail}"
     if d.spend is not None:
-        text += f" — spent {_usd(d.spend.usd_spent)} of {_usd(d.spend.budget_usd)}"
+        text += f" — spent {usd(d.spend.usd_spent)} of {usd(d.spend.budget_usd)}"
     return text
 
 
@@ -130,15 +124,23 @@ def _fault_recovered(d: Any) -> str:
 _FORMAT: dict[str, Callable[[Any], str]] = {
     "run.accepted": lambda d: f"run accepted on booking {d.booking_id}",
     "run.state_changed": lambda d: (
-        f"run {d.from_state or '?'} → {d.to_state}" + (f": {d.reason}" if d.reason else "")
+        f"run {status_label(d.from_state or '?')} → {status_label(d.to_state)}"
+        + (f": {d.reason}" if d.reason else "")
     ),
     "stage.started": lambda d: (
-        f"{d.stage} started" + (f" ({integer(d.total_steps)} steps)" if d.total_steps else "")
+        f"{stage_label(d.stage)} started"
+        + (f" ({integer(d.total_steps)} steps)" if d.total_steps else "")
     ),
-    "stage.progress": lambda d: f"{d.stage} {_steps(d.progress)} ({percent(d.progress.frac)})",
-    "stage.completed": lambda d: f"{d.stage} completed",
-    "stage.skipped": lambda d: f"{d.stage} skipped" + (f": {d.reason}" if d.reason else ""),
-    "stage.failed": lambda d: f"{d.stage} failed" + (f": {d.reason}" if d.reason else ""),
+    "stage.progress": lambda d: (
+        f"{stage_label(d.stage)} {_steps(d.progress)} ({percent(d.progress.frac)})"
+    ),
+    "stage.completed": lambda d: f"{stage_label(d.stage)} completed",
+    "stage.skipped": lambda d: (
+        f"{stage_label(d.stage)} skipped" + (f": {d.reason}" if d.reason else "")
+    ),
+    "stage.failed": lambda d: (
+        f"{stage_label(d.stage)} failed" + (f": {d.reason}" if d.reason else "")
+    ),
     "data.manifest_ready": lambda d: (
         f"manifest ready: {integer(d.documents)} documents, {integer(d.tokens)} tokens, "
         f"{integer(d.shards)} shards"
@@ -189,22 +191,20 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     "proposal.rejected": _proposal,
     "proposal.expired": _proposal,
     "proposal.executed": _proposal,
-    "gate.started": lambda d: f"gate {d.gate.gate_id} ({d.gate.stage}) started",
-    "gate.result": lambda d: (
-        f"gate {d.gate_id}: {d.result.benchmark} {d.result.metric} {general(d.result.value, 6)} "
-        f"{d.result.comparator} {general(d.result.threshold, 6)} "
-        + ("pass" if d.result.passed else "FAIL")
-    ),
+    "gate.started": lambda d: f"gate {d.gate.gate_id} ({stage_label(d.gate.stage)}) started",
+    "gate.result": lambda d: f"gate {d.gate_id}: {gate_result_text(d.result, verdict=True)}",
     "gate.passed": lambda d: _gate(d, "passed"),
     "gate.failed": lambda d: _gate(d, "failed"),
-    "telemetry": lambda d: f"{d.stage} {_steps(d)} loss {_num(d.loss, 3)}",
+    "telemetry": lambda d: f"{stage_label(d.stage)} {_steps(d)} loss {_num(d.loss, 3)}",
     "budget.warning": lambda d: (
-        f"budget {percent(d.threshold_frac)} used: {_usd(d.usd_spent)} of {_usd(d.budget_usd)}"
+        f"budget {percent(d.threshold_frac)} used: {usd(d.usd_spent)} of {usd(d.budget_usd)}"
     ),
     "run.completed": lambda d: _ended(d, "completed"),
     "run.failed": lambda d: _ended(d, "failed"),
     "run.cancelled": lambda d: _ended(d, "cancelled"),
-    "resync": lambda d: f"resynced from snapshot: run {d.state}, {d.current_stage or '-'}",
+    "resync": lambda d: (
+        f"resynced from snapshot: run {status_label(d.state)}, {stage_label(d.current_stage)}"
+    ),
 }
 
 

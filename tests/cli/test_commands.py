@@ -127,13 +127,13 @@ def test_proposal_review_and_decisions(cli, backend) -> None:
     run_id = submit(cli, "--scenario", "loss-spike")
     prop = wait_for_proposal(cli, run_id)
     listed = cli("proposals", run_id)
-    assert listed.code == 0 and prop in listed.out and "evidence" in listed.out
+    assert listed.code == 0 and prop in listed.out and "why" in listed.out
     # In the words the TUI's modal uses too (ito_tui.describe).
     assert "roll back to step" in listed.out and "lost steps" in listed.out
     assert json.loads(cli("proposals", run_id, "--json").out)[0]["status"] == "pending"
     # Without a terminal and without --yes nothing is decided.
     r = cli("approve", prop)
-    assert r.code == 2 and "impact" in r.out
+    assert r.code == 2 and "cost" in r.out
     assert json.loads(cli("proposals", run_id, "--json").out)[0]["status"] == "pending"
     hostile = "looked \x1b]0;pwned\x07\x1b[2J fine"
     r = cli("reject", prop, "--yes", "--comment", hostile)

@@ -125,7 +125,7 @@ def test_approve_json_is_the_proposal_as_decided(cli, backend) -> None:
     doc = strict(r.out)
     assert doc["proposal_id"] == prop and doc["status"] in {"approved", "executed"}
     assert doc["decided_by"] == "alice" and doc["comment"] == "checked the curve"
-    assert "evidence" in r.err  # shown to the person deciding, not on stdout
+    assert "why" in r.err  # shown to the person deciding, not on stdout
     # Decided already: the decision as it stands, exit 9 as before.
     again = cli("reject", prop, "--yes", "--json")
     assert again.code == 9 and strict(again.out)["decided_by"] == "alice"
@@ -183,7 +183,7 @@ def test_proposals_pending_across_runs_and_runs_state_active(cli, backend) -> No
     assert {p["proposal_id"] for p in items} == props
     assert {p["run_id"] for p in items} == {a, b} and {p["status"] for p in items} == {"pending"}
     human = cli("proposals", "--pending")
-    assert all(p in human.out for p in props) and "evidence" in human.out
+    assert all(p in human.out for p in props) and "why" in human.out
     assert cli("proposals", "--pending", "--status", "approved").code == 2
     active = cli("runs", "--state", "active", "--json")
     assert active.code == 0, active.err
