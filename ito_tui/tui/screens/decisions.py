@@ -27,13 +27,14 @@ from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from ito_tui.contract import Proposal
+from ito_tui.format import when
 from ito_tui.textsafe import one_line
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.screens.proposal import review_modal
 from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.decision_table import STATUS_FILTERS, STATUS_MATCH, DecisionTable, matches
 from ito_tui.tui.widgets.header import HeaderStrip
-from ito_tui.tui.widgets.proposal_text import utc_stamp, why_text
+from ito_tui.tui.widgets.proposal_text import why_text
 
 if TYPE_CHECKING:
     from ito_tui.alerting.needs import NeedsYou
@@ -264,7 +265,8 @@ class DecisionsScreen(Screen[None]):
         if p is None:
             detail.update("")
             return
-        text = Text(f"{one_line(p.proposal_id)} · asked {utc_stamp(p.created_at)}\n")
+        asked = when(p.created_at, shell(self).session.clock())
+        text = Text(f"{one_line(p.proposal_id)} · asked {asked}\n")
         text.append_text(why_text(p))
         text.append("\nComment  ", style="bold")
         text.append(one_line(p.comment) if p.comment else "none")

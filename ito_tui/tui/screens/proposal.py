@@ -34,11 +34,12 @@ from ito_tui.client.errors import (
     TransportPolicyError,
 )
 from ito_tui.contract import Proposal
+from ito_tui.describe import consequence, proposal_words, reject_consequence
+from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.loss_window import LossWindow
 from ito_tui.tui.widgets.proposal_text import (
-    approve_words,
     cost_text,
     decided_text,
     title_text,
@@ -47,7 +48,6 @@ from ito_tui.tui.widgets.proposal_text import (
     who_text,
     why_text,
 )
-from ito_tui.tui.widgets.runfmt import safe
 from ito_tui.tui.widgets.sparkline import TextSparkline
 
 if TYPE_CHECKING:
@@ -151,12 +151,16 @@ class ProposalModal(ModalScreen[str | None]):
             with Horizontal(id="choices"):
                 yield Button("Decide later", id="decide-later", compact=True)
                 if not self.read_only:
-                    yield Button("Reject", id="reject", compact=True)
-                    yield Button(approve_words(self._initial)[0], id="approve", compact=True)
+                    words = proposal_words(self._initial.kind)
+                    reject = Button(words.reject_label, id="reject", compact=True)
+                    reject.tooltip = reject_consequence(self._initial)
+                    yield reject
+                    yield Button(words.approve_label, id="approve", compact=True)
             if not self.read_only:
                 yield Static(
-                    f"{approve_words(self._initial)[1]} Type "
-                    f"'{CONFIRM_WORD}' and press Enter or Confirm.",
+                    f"{proposal_words(self._initial.kind).confirm_title} "
+                    f"{consequence(self._initial)} Type '{CONFIRM_WORD}' and press Enter or "
+                    "Confirm.",
                     id="confirm-label",
                     classes="-hidden",
                     markup=False,
@@ -230,7 +234,7 @@ class ProposalModal(ModalScreen[str | None]):
                 and self.operator
                 and proposal.decided_by != self.operator
             )
-            decided.update(decided_text(proposal, by_someone_else=elsewhere))
+            decided.update(decided_text(proposal, self.now(), by_someone_else=elsewhere))
             self._close_choices()
         self._tick()
         if pending and self._countdown is None:
