@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ito_tui.contract import EventBase, Run, TelemetrySample
 
 from .bank import TelemetryBank
-from .changes import EVERYTHING, NOTHING, Changes
+from .changes import EVERYTHING, NOTHING, Changes, changes
 from .eventlog import EventLog
 from .markers import event_markers
 from .run import RunState
@@ -90,7 +90,7 @@ class RunTracker:
                 return self.rebase(getattr(event, "data"))  # noqa: B009 - dynamic event class
             if event.seq > self._logged:
                 self._logged = event.seq
-                return Changes(log=self.log.append(event) is not None)
+                return changes(log=self.log.append(event) is not None)
             return NOTHING
         after = before.apply(event)
         self.state = after
@@ -112,7 +112,7 @@ class RunTracker:
             for label in labels:
                 self._mark(at, label)
             telemetry = True
-        return Changes(
+        return changes(
             run=after is not before,
             log=logged,
             telemetry=telemetry,
@@ -159,7 +159,7 @@ class RunTracker:
         if fresh:
             for x, label in self._markers:
                 bank.add_marker(x, label)
-        return Changes(telemetry=fresh or added > 0)
+        return changes(telemetry=fresh or added > 0)
 
     def _mark(self, x: float, label: str) -> None:
         self._markers.append((x, label))

@@ -17,10 +17,10 @@ from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, Stage
 from ito_tui.format import fixed
 
 from .metrics import BY_KEY, Unit
+from .run import RunState
 
 if TYPE_CHECKING:
     from .bank import TelemetryBank
-    from .run import RunState
 
 __all__ = [
     "LOSS_LABELS",
@@ -257,6 +257,4 @@ def progress(state: RunState) -> Progress:
 def progress_of_run(run: Run) -> Progress:
     """`progress` of a snapshot (the runs list, the booking picker): the same numbers the
     run screen shows for the same run."""
-    from .run import RunState  # run.py imports the reducers; views stays import-light
-
     return progress(RunState.from_run(run))
