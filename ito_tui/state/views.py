@@ -9,12 +9,13 @@ Pure functions, no Textual.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, get_args
 
 from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, Stage
-from ito_tui.format import fixed
+from ito_tui.format import fixed, stage_label
 
 from .metrics import BY_KEY, Unit
 from .run import RunState
@@ -95,6 +96,9 @@ class StageView:
     total_tokens: int | None
     eta_s: float | None
     gate: Gate | None
+    reason: str | None = None
+    """Why a stage is `skipped` or `cancelled` ("post-training stops at SFT", "the
+    mid-train gate failed", or the backend's own words: render literally)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,22 +167,42 @@ def chart_view(
 # ---------------------------------------------------------------- stages
 
 
-def skipped_by_spec(state: RunState) -> frozenset[str]:
-    """Stages the run's spec leaves out: post-training past the chosen phase of
-    SFT → DPO → RLVR (all three for `none`), and any stage the plan's estimate omits
-    ("stages absent from the estimate are skipped")."""
-    skipped: set[str] = set()
+def skipped_by_spec(state: RunState) -> Mapping[str, str]:
+    """Stages the run's spec leaves out, each with why: post-training past the chosen
+    phase of SFT → DPO → RLVR (all three for `none`), and any stage the plan's estimate
+    omits (the API: "stages absent from the estimate are skipped")."""
+    skipped: dict[str, str] = {}
+    estimate = state.estimate
+    if estimate is not None and estimate.stages:
+        listed = {str(s.stage) for s in estimate.stages}
+        for n in STAGE_ORDER:
+            if n.value not in listed:
+                skipped[n.value] = "not in the run's estimate"
     spec = state.spec
     if spec is not None:
         post = spec.post_training
         last = str(post.value if isinstance(post, PostTraining) else post or "none")
-        keep = _POST_CHAIN[: _POST_CHAIN.index(last) + 1] if last in _POST_CHAIN else ()
-        skipped.update(s for s in _POST_CHAIN if s not in keep)
-    estimate = state.estimate
-    if estimate is not None and estimate.stages:
-        listed = {str(s.stage) for s in estimate.stages}
-        skipped.update(n.value for n in STAGE_ORDER if n.value not in listed)
-    return frozenset(skipped)
+        if last in _POST_CHAIN:
+            keep = _POST_CHAIN[: _POST_CHAIN.index(last) + 1]
+            why = f"post-training stops at {stage_label(last)}"
+        else:
+            keep, why = (), "the spec asks for no post-training"
+        skipped.update((name, why) for name in _POST_CHAIN if name not in keep)
+    return skipped
+
+
+def _will_not_run(state: RunState) -> str | None:
+    """Why the stages still pending will not run (a failed gate, the run's end), if so."""
+    failed = next((g for g in state.gates.values() if str(g.status) == "failed"), None)
+    if failed is not None:
+        return f"the {stage_label(failed.stage)} gate failed"
+    outcome = state.outcome
+    if outcome is None:
+        return None
+    return {
+        "completed": "the run completed without it",
+        "cancelled": "the run was cancelled",
+    }.get(outcome, "the run failed")
 
 
 def _paused(state: RunState) -> bool:
@@ -197,17 +221,23 @@ def stage_views(state: RunState) -> tuple[StageView, ...]:
     `cancelled`; the current stage of a run waiting for a person is `paused`.
     """
     excluded = skipped_by_spec(state)
-    over = state.terminal or any(str(g.status) == "failed" for g in state.gates.values())
+    ended = _will_not_run(state)
     paused = _paused(state)
     cancelled = state.outcome == "cancelled"
     views: list[StageView] = []
     for stage in state.stages:
         name = str(stage.name)
         status = str(stage.state)
-        if status == "pending" and (name in excluded or over):
-            status = "skipped"
+        reason: str | None = None
+        if status == "skipped":
+            given = stage.summary.get("reason")
+            reason = given if isinstance(given, str) and given else excluded.get(name)
+        elif status == "pending" and (name in excluded or ended is not None):
+            status, reason = "skipped", excluded.get(name) or ended
         elif status == "running" and cancelled:
-            status = "cancelled"
+            status, reason = "cancelled", ended
+        elif status == "cancelled":
+            reason = "the run was cancelled"
         elif status == "running" and paused and name == state.current_stage:
             status = "paused"
         p = stage.progress
@@ -222,6 +252,7 @@ def stage_views(state: RunState) -> tuple[StageView, ...]:
                 total_tokens=None if p is None or not p.total_tokens else p.total_tokens,
                 eta_s=None if p is None else p.eta_s,
                 gate=stage.gate or state.gates.get(name),
+                reason=reason,
             )
         )
     return tuple(views)

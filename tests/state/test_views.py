@@ -115,6 +115,8 @@ def test_post_training_none_skips_sft_dpo_and_rlvr_from_the_start() -> None:
     got = statuses(s)
     assert [got[n] for n in ("sft", "dpo", "rlvr")] == ["skipped"] * 3
     assert got["pretrain"] == "pending" and got["mid_train"] == "pending"
+    reasons = {v.name: v.reason for v in stage_views(s)}
+    assert reasons["rlvr"] == "the spec asks for no post-training" and not reasons["pretrain"]
 
 
 def test_post_training_stops_the_chain_where_the_spec_says() -> None:
@@ -122,6 +124,10 @@ def test_post_training_stops_the_chain_where_the_spec_says() -> None:
     raw["spec"]["post_training"] = "sft"
     got = statuses(RunState.from_run(Run.model_validate(raw)))
     assert (got["sft"], got["dpo"], got["rlvr"]) == ("pending", "skipped", "skipped")
+    dpo = next(
+        v for v in stage_views(RunState.from_run(Run.model_validate(raw))) if v.name == "dpo"
+    )
+    assert dpo.reason == "post-training stops at SFT"
 
 
 def test_a_stage_the_estimate_leaves_out_is_skipped_from_the_start() -> None:
@@ -158,6 +164,7 @@ def test_after_a_gate_failure_the_stages_that_will_not_run_are_skipped() -> None
     # Still running (the run.failed has not come yet), but nothing after it will run.
     assert [got[n] for n in ("long_context", "sft", "dpo", "rlvr")] == ["skipped"] * 4
     assert next(v for v in t.stages() if v.name == "mid_train").gate is not None
+    assert {v.reason for v in t.stages()[5:9]} == {"the mid-train gate failed"}
 
 
 def test_a_cancel_cuts_one_stage_and_skips_the_rest() -> None:
@@ -169,6 +176,9 @@ def test_a_cancel_cuts_one_stage_and_skips_the_rest() -> None:
     got = statuses(t.state)
     assert got["pretrain"] == "cancelled"
     assert [got[n] for n in ("mid_train", "long_context", "sft", "dpo")] == ["skipped"] * 4
+    reasons = {v.name: v.reason for v in t.stages()}
+    assert reasons["pretrain"] == reasons["sft"] == "the run was cancelled"
+    assert reasons["rlvr"] == "post-training stops at DPO"  # the spec's reason first
 
 
 def test_the_current_stage_of_a_run_waiting_for_a_person_is_paused() -> None:
