@@ -11,7 +11,6 @@ run whose proposal was missed: `expired unseen`, `decided by bob`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
@@ -25,14 +24,18 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from ito_tui.contract import RunSummary
-from ito_tui.format import percent
+from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.needs_you import NeedsYouChanged
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.header import HeaderStrip
-from ito_tui.tui.widgets.runfmt import duration, safe, stage_label, usd
+
+from . import runs_table
+from .runs_table import COLUMNS as COLUMNS
+from .runs_table import TERMINAL, Columns, fit, marks_of
+from .runs_table import row_of as row_of
 
 if TYPE_CHECKING:
     from ito_tui.alerting.needs import NeedsYou
@@ -48,71 +51,6 @@ STATE_FILTERS: tuple[str | None, ...] = (
     "cancelled",
 )
 """What the filter key cycles through; `active` is every state that has not ended."""
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
-COLUMNS = ("run", "state", "needs you", "stage", "spend / budget", "booking", "updated UTC")
-FAILURE_WORDS = {
-    "gate_failed": "gate failed",
-    "budget_exhausted": "budget spent",
-    "fatal": "fatal error",
-}
-"""How "needs you" names a run's failure (a cancelled run's state says it all)."""
-
-
-@dataclass(frozen=True)
-class Marks:
-    """What the app's watcher adds to a run's row."""
-
-    left_s: float | None = None
-    """Seconds until its nearest pending proposal expires."""
-    missed: str | None = None
-    """Its latest missed proposal: `expired unseen`, `decided by bob`."""
-
-
-def marks_of(needs_you: NeedsYou | None, run_id: str, now: datetime) -> Marks:
-    """The run's marks from what needs the operator across runs, at `now`."""
-    if needs_you is None:
-        return Marks()
-    nearest = next((p for p in needs_you.pending if p.run_id == run_id), None)
-    left = None
-    if nearest is not None and nearest.expires_at is not None:
-        left = (nearest.expires_at - now).total_seconds()
-    missed = needs_you.missed_for(run_id)
-    return Marks(left, missed[0].label() if missed else None)
-
-
-def row_of(
-    run: RunSummary, badge_style: str, fail_style: str, marks: Marks | None = None
-) -> tuple[object, ...]:
-    """One table row; every backend string is made visible and never parsed as markup."""
-    marks = marks or Marks()
-    stage = stage_label(run.current_stage) if run.current_stage else "–"
-    if run.stage_progress_frac is not None and str(run.state) not in TERMINAL:
-        stage += f" {percent(run.stage_progress_frac)}"
-    spend = f"{usd(run.spend.usd_spent)} / {usd(run.spend.budget_usd)}"
-    pending = len(run.pending_proposal_ids)
-    kind = str(run.failure.kind) if run.failure is not None else ""
-    if pending:
-        left = "" if marks.left_s is None else f" · {duration(max(0.0, marks.left_s))}"
-        needs_you = Text(f"⚠ {pending} to approve{left}", style=badge_style)
-    elif kind and kind != "cancelled":
-        # The stage column says which stage; the pipeline screen has the gate and detail.
-        needs_you = Text(f"✗ {FAILURE_WORDS.get(kind, safe(kind))}", style=fail_style)
-        if marks.missed:
-            needs_you.append(f" · {safe(marks.missed)}")
-    elif marks.missed:
-        # Nobody decided it here: the run went on (or stopped) without this operator.
-        needs_you = Text(f"○ {safe(marks.missed)}", style=fail_style)
-    else:
-        needs_you = Text("")
-    return (
-        Text(safe(run.run_id)),
-        Text(safe(run.state)),
-        needs_you,
-        Text(stage),
-        Text(spend),
-        Text(safe(run.booking_id)),
-        Text(run.updated_at.strftime("%m-%d %H:%M:%S")),
-    )
 
 
 def matches(run: RunSummary, state_filter: str | None) -> bool:
@@ -173,6 +111,7 @@ class RunsScreen(Screen[None]):
         self.runs: list[RunSummary] = []
         self.state_filter: str | None = None
         self._rows: tuple[tuple[str, ...], ...] = ()
+        self._columns: Columns | None = None
         self._timer: Timer | None = None
         self.fetches = 0
         self._failures = 0
@@ -257,28 +196,58 @@ class RunsScreen(Screen[None]):
         )
         needs_you: NeedsYou | None = getattr(self.app, "needs_you", None)
         now = shell(self).session.clock()
-        rows = tuple(row_of(r, badge, failed, marks_of(needs_you, r.run_id, now)) for r in shown)
-        plain = tuple(tuple(str(c) for c in row) for row in rows)
+        width = self.app.size.width
+        compact = width < runs_table.COMPACT_BELOW
+        full = [
+            row_of(r, badge, failed, marks_of(needs_you, r.run_id, now), compact=compact)
+            for r in shown
+        ]
+        columns = runs_table.plan(
+            width, {key: [row[i].plain for row in full] for i, key in enumerate(COLUMNS)}
+        )
+        rows = [fit(row, columns) for row in full]
+        plain = tuple(tuple(cell.plain for cell in row) for row in rows)
         self._caption()
+        table = self.query_one(DataTable)
+        if columns != self._columns:
+            # Another width (or a longer state): the columns are laid out again.
+            self._columns = columns
+            self._rows = ()
+            selected = self.selected_run_id()
+            table.clear(columns=True)
+            for key, cells in columns.widths:
+                table.add_column(key, width=cells, key=key)
+            self._add_rows(shown, rows, selected)
+            self._rows = plain
+            return
         if plain == self._rows:
             return  # nothing changed: no repaint
-        table = self.query_one(DataTable)
         if [row[0] for row in plain] == [row[0] for row in self._rows]:
             # The same runs in the same order (a countdown ticked): only the cells that
             # changed are written, the cursor and the scroll stay.
             for run, row, before, after in zip(shown, rows, self._rows, plain, strict=True):
-                for column, cell, old, new in zip(COLUMNS, row, before, after, strict=True):
+                for column, cell, old, new in zip(columns.keys, row, before, after, strict=True):
                     if old != new:
-                        table.update_cell(run.run_id, column, cell, update_width=True)
+                        table.update_cell(run.run_id, column, cell)
             self._rows = plain
             return
         self._rows = plain
         selected = self.selected_run_id()
         table.clear()
+        self._add_rows(shown, rows, selected)
+
+    def _add_rows(
+        self, shown: list[RunSummary], rows: list[tuple[Text, ...]], selected: str | None
+    ) -> None:
+        table = self.query_one(DataTable)
         for run, row in zip(shown, rows, strict=True):
             table.add_row(*row, key=run.run_id)
         if selected is not None and selected in {r.run_id for r in shown}:
             table.move_cursor(row=table.get_row_index(selected))
+
+    def on_resize(self) -> None:
+        if self.fetches:
+            self._fill()
 
     def _caption(self) -> None:
         shown = sum(1 for r in self.runs if matches(r, self.state_filter))
