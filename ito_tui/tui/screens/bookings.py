@@ -2,6 +2,11 @@
 
 This app never books, reserves or buys: with no completed booking the screen
 says one from ito-compute is needed and offers nothing that proceeds.
+
+A booking held by a run (`busy run_…`) is free again once that run ends, so the list is
+fetched again whenever the picker comes back on top, and polled (`poll_interval`, one
+request at a time) while it shows a busy booking; a poll that brings nothing new leaves
+the table as drawn.
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker
 
@@ -25,15 +30,12 @@ from ito_tui.format import general
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.format import safe, span
 from ito_tui.tui.screens.connect import Connected, connection_step
-from ito_tui.tui.session import shell
+from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.booking_detail import BookingDetail, ssh_command, unavailable_reason
 from ito_tui.tui.widgets.header import HeaderStrip
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking
-
-WIDE = 160
-"""At this width and more, the detail pane sits beside the table instead of under it."""
 
 _FABRIC = {"infiniband": "IB", "roce": "RoCE", "ethernet": "Eth"}
 _ORDER = {"completed": 0, "pending": 2, "expired": 3, "cancelled": 4}
@@ -143,6 +145,7 @@ class BookingsScreen(Screen[None]):
         self.show_unavailable = True
         self.loaded = False
         self._highlight = highlight
+        self._poll: Timer | None = None
 
     def compose(self) -> ComposeResult:
         session = shell(self).session
@@ -175,8 +178,19 @@ class BookingsScreen(Screen[None]):
         else:
             self.action_refresh()
 
-    def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width >= WIDE, "-wide")
+    def on_screen_resume(self) -> None:
+        # Back on top (a run screen, the form or the runs list closed): what it shows may
+        # have changed meanwhile, above all a run that ended and freed its booking.
+        if self.loaded:
+            self.action_refresh()
+
+    def on_screen_suspend(self) -> None:
+        self._stop_polling()
+
+    def _stop_polling(self) -> None:
+        if self._poll is not None:
+            self._poll.stop()
+            self._poll = None
 
     # ------------------------------------------------------------ data
 
@@ -206,12 +220,19 @@ class BookingsScreen(Screen[None]):
         self.run_worker(self._load(), group="bookings", exclusive=True, exit_on_error=False)
 
     async def _load(self) -> None:
+        self._stop_polling()
         bookings = await shell(self).client.bookings()
         self.set_bookings(bookings)
+        if any(_busy(b) for b in self.bookings) and self.app.screen is self:
+            # Armed only once this fetch is done: polls never overlap.
+            self._poll = self.set_timer(poll_interval(self), self.action_refresh)
 
     def set_bookings(self, bookings: list[Booking]) -> None:
-        """Show `bookings` (sorted: usable first)."""
-        self.bookings = sorted(bookings, key=sort_key)
+        """Show `bookings` (sorted: usable first); the same bookings again change nothing."""
+        ordered = sorted(bookings, key=sort_key)
+        if self.loaded and ordered == self.bookings and self._highlight is None:
+            return
+        self.bookings = ordered
         self.loaded = True
         self._fill()
 
