@@ -1,0 +1,95 @@
+"""The layout grows with the terminal: size classes, the run screen's columns and charts."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from ito_tui.client import ItoClient
+from ito_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from ito_tui.tui.widgets.sparkline import TextSparkline
+from ito_tui.tui.widgets.stages import StageList
+from ito_tui.tui.widgets.telemetry import TelemetryPanel
+
+from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from .shell_helpers import screen_text
+
+SIZES = {
+    (80, 24): ({"-narrow", "-short"}, 40, 2),
+    (120, 40): ({"-wide", "-tall"}, 50, 3),
+    (200, 50): ({"-very-wide", "-very-tall"}, 64, 4),
+}
+"""Terminal size -> the screen's classes, the left column's width, a chart's height."""
+ALL_CLASSES = {name for _, name in HORIZONTAL_BREAKPOINTS + VERTICAL_BREAKPOINTS}
+GATE_VALUE = re.compile(r"\d\.\d{3} ± \d+\.\d{3}")
+"""A gate result's `82.102 ± 0.380`, on one line."""
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
+
+
+async def ended_run(url: str) -> str:
+    """A happy run driven to its end (every gate passed)."""
+    run_id = await start_run(url, "happy")
+    async with ItoClient(url, token=SecretStr("s3cret")) as client:
+        for _ in range(600):
+            if (await client.run(run_id)).terminal:
+                return run_id
+            await asyncio.sleep(0.05)
+    raise AssertionError("the run did not end")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+async def test_the_run_screen_grows_with_the_terminal(
+    sim_factory: Callable[..., Any], tmp_path: Path, size: tuple[int, int]
+) -> None:
+    classes, left_width, chart_height = SIZES[size]
+    sim = sim_factory()
+    run_id = await ended_run(sim.url)
+    app, client = live_app(sim.url, run_id, tmp_path)
+    async with client, app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
+        screen = pipeline_of(app)
+        await wait_for(pilot, lambda: screen.run_state.terminal, what="the run's snapshot")
+        await pilot.pause(0.5)
+        assert {c for c in screen.classes if c in ALL_CLASSES} == classes
+        assert screen.query_one("#left").outer_size.width == left_width
+        panel = screen.query_one(TelemetryPanel)
+        # RLVR's fourteen charts get one row less from 40 rows on, to fit as the nine do.
+        rl = panel.has_class("-rl")
+        expected = chart_height - 1 if rl and chart_height > 2 else chart_height
+        heights = {c.outer_size.height for c in panel.query(TextSparkline) if c.display}
+        assert heights == {expected}
+        if size[0] >= 100:
+            # Every gated stage's line ends with its verdict (it lost its ✓ at 39 columns).
+            lines = screen.query_one(StageList).render().plain.splitlines()  # type: ignore[union-attr]
+            gated = [line for line in lines if "gate" in line]
+            assert gated and all(line.rstrip().endswith("gate✓") for line in gated), gated
+            # The pretrain gate's values each on one line, `82.102 ± 0.380`, not cut in two.
+            screen.query_one(StageList).select("pretrain")
+            await pilot.pause(0.7)
+            assert GATE_VALUE.search(screen_text(pilot))
+
+
+async def test_the_classes_follow_a_resize(sim_factory: Callable[..., Any], tmp_path: Path) -> None:
+    sim = sim_factory()
+    run_id = await ended_run(sim.url)
+    app, client = live_app(sim.url, run_id, tmp_path)
+    async with client, app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
+        screen = pipeline_of(app)
+        await pilot.resize_terminal(200, 50)
+        await wait_for(pilot, lambda: screen.has_class("-very-wide"), what="-very-wide")
+        await pilot.pause(0.3)
+        assert screen.has_class("-very-tall") and not screen.has_class("-narrow")
+        assert screen.query_one("#left").outer_size.width == 64
