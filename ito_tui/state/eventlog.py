@@ -15,8 +15,18 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ito_tui.contract import EventBase, UnknownEvent
-from ito_tui.describe import KIND_SHORT, gate_result_text
-from ito_tui.format import MISSING, fixed, integer, percent, stage_label, status_label, usd, when
+from ito_tui.describe import gate_result_text, proposal_words
+from ito_tui.format import (
+    MISSING,
+    count,
+    fixed,
+    integer,
+    percent,
+    stage_label,
+    status_label,
+    usd,
+    when,
+)
 from ito_tui.textsafe import one_line
 
 __all__ = ["NOISY_TYPES", "SEVERITIES", "EventLog", "LogEntry", "describe", "severity_of"]
@@ -74,7 +84,7 @@ def _steps(p: Any) -> str:
 
 def _proposal(d: Any) -> str:
     p = d.proposal
-    text = f"proposal {p.proposal_id} ({KIND_SHORT.get(str(p.kind), p.kind)}) {p.status}"
+    text = f"proposal {p.proposal_id} ({proposal_words(p.kind).short}) {p.status}"
     if p.decided_by:
         text += f" by {p.decided_by}"
     if str(p.status) == "pending":
@@ -142,7 +152,7 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
         f"{stage_label(d.stage)} failed" + (f": {d.reason}" if d.reason else "")
     ),
     "data.manifest_ready": lambda d: (
-        f"manifest ready: {integer(d.documents)} documents, {integer(d.tokens)} tokens, "
+        f"manifest ready: {integer(d.documents)} documents, {count(d.tokens)} tokens, "
         f"{integer(d.shards)} shards"
     ),
     "data.dedup_completed": lambda d: (

@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RunTracker", "rebased"]
 
-_TIMELINE = ("checkpoint.", "fault.")
-"""Event types that change the timeline (checkpoints, faults)."""
-
 
 def rebased(state: RunState, run: Run) -> RunState:
     """`state` re-seeded from `run` *and its numbering*, even though `run` is behind it.
@@ -98,7 +95,6 @@ class RunTracker:
         logged = self.log.append(event) is not None
         if event.type == "resync":
             return EVERYTHING
-        kind = event.type
         telemetry = False
         sample = getattr(event, "data", None)
         if isinstance(sample, TelemetrySample):
@@ -116,8 +112,13 @@ class RunTracker:
             run=after is not before,
             log=logged,
             telemetry=telemetry,
-            timeline=kind.startswith(_TIMELINE),
-            proposals=kind.startswith("proposal."),
+            # By identity: a reducer shares every field it did not change.
+            timeline=after.checkpoints is not before.checkpoints
+            or after.checkpoint_failures is not before.checkpoint_failures
+            or after.faults is not before.faults
+            or after.slo_breaches is not before.slo_breaches,
+            proposals=after.proposals is not before.proposals
+            or after.pending_proposals is not before.pending_proposals,
         )
 
     def rebase(self, run: Run) -> Changes:
