@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -10,12 +11,14 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from rich.console import Console
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.pilot import Pilot
 
 from ito_tui.client import ItoClient
 from ito_tui.config import Alerts, Settings
 from ito_tui.contract import SimOptions, TrainingSpec
+from ito_tui.state.changes import Changes
 from ito_tui.tui import make_app
 from ito_tui.tui.app import ItoApp
 from ito_tui.tui.screens.pipeline import PipelineScreen
@@ -27,20 +30,23 @@ async def start_run(
     scenario: str,
     *,
     token: str = "s3cret",  # noqa: S107 - the simulator's test token
+    model_size: str = "1.5B",
+    post_training: str = "rlvr",
     **sim: Any,
 ) -> str:
-    """Submit an 8B run on the first free completed booking; returns its id."""
+    """Submit a run (1.5B to RLVR by default) on the first free completed booking; returns
+    its id."""
     async with ItoClient(url, token=SecretStr(token)) as client:
         caps = await client.capabilities()
         bookings = [b for b in await client.bookings(status="completed") if not b.active_run_id]
         booking = bookings[0]
         spec = TrainingSpec(
             booking_id=booking.booking_id,
-            model_size="1.5B",
+            model_size=model_size,
             data_ref="catalog://fineweb-edu@2024-10",
             target_capability=caps.target_capabilities[0],
             budget_usd=caps.limits.max_budget_usd,
-            post_training="rlvr",
+            post_training=post_training,
             sim=SimOptions(scenario=scenario, **sim),
         )
         estimate = await client.estimate(spec)
@@ -97,11 +103,11 @@ def record_seqs(screen: PipelineScreen) -> list[int]:
     seen: list[int] = []
     feed = screen.tracker.feed
 
-    def recording_feed(event: Any) -> bool:
-        accepted = feed(event)
-        if accepted:
+    def recording_feed(event: Any) -> Changes:
+        changes = feed(event)
+        if changes:  # applied (not history, not a duplicate)
             seen.append(event.seq)
-        return accepted
+        return changes
 
     screen.tracker.feed = recording_feed  # type: ignore[method-assign]
     return seen
@@ -127,3 +133,11 @@ def capture_titles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(HeadlessDriver, "write", write)
     return titles
+
+
+def drawn(renderable: object, width: int = 120) -> str:
+    """What a widget's `render()` draws, as plain text (a Rich Group or Table too)."""
+    console = Console(width=width, file=io.StringIO(), color_system=None, legacy_windows=False)
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()

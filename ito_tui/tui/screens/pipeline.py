@@ -346,7 +346,10 @@ class PipelineScreen(RunActions):
 
     def _paint_detail(self) -> None:
         s = self.run_state
-        name = self._selected or s.current_stage or "data_prep"
+        # Following the current stage, the detail moves with it in this same paint (the
+        # list's selection message comes after).
+        current = s.current_stage if self._follow_current else None
+        name = current or self._selected or s.current_stage or "data_prep"
         detail = self._detail
         detail.summaries = {
             "manifest": s.manifest,

@@ -1,4 +1,4 @@
-"""The run strip under the header: run state, current stage, booking, progress, spend vs budget.
+"""The run strip under the header: run state and stage, booking, progress, spend vs budget.
 
 Step, ETA and spend are the tracker's `Progress` (`state.views.progress`), the one
 source the stage list, the detail pane and the cancel modal draw too.
@@ -23,10 +23,15 @@ from .spend_bar import SpendBar
 
 
 def status_text(s: RunState) -> Text:
-    """`running · pretrain · booking bk_…`, or `ENDED: gate_failed · …` once over."""
+    """`running · pretrain`, or `ENDED: gate_failed · mid-train` once over."""
     stage = stage_label(s.current_stage) if s.current_stage else MISSING
     head = f"ENDED: {s.outcome}" if s.terminal else status_label(s.state)
-    return Text(f"{head} · {stage} · booking {safe(s.booking_id or MISSING)}")
+    return Text(f"{head} · {stage}")
+
+
+def booking_text(s: RunState) -> Text:
+    """`booking bk_h100_4n_ib` (its own box: a long status is cut, the booking never)."""
+    return Text(f"booking {safe(s.booking_id or MISSING)}")
 
 
 def progress_line(p: Progress | None) -> str:
@@ -41,7 +46,11 @@ class RunStrip(Horizontal):
 
     DEFAULT_CSS = """
     RunStrip { height: 1; padding: 0 1; }
-    RunStrip > #run-status { width: auto; max-width: 60%; text-style: bold; margin-right: 2; }
+    RunStrip > #run-status {
+        width: auto; max-width: 40%; text-style: bold; margin-right: 2;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    RunStrip > #run-booking { width: auto; margin-right: 2; }
     RunStrip > #run-progress { width: auto; margin-right: 2; }
     RunStrip > SpendBar { width: 1fr; min-width: 24; }
     /* At 80 columns the booking id stays and the step goes: the stage list under the
@@ -56,10 +65,12 @@ class RunStrip(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-status", markup=False)
+        yield Static(id="run-booking", markup=False)
         yield Static(id="run-progress", markup=False)
         yield SpendBar(id="spend")
 
     _status = ""
+    _booking = ""
     _progress = ""
 
     def watch_run(self, s: RunState | None) -> None:
@@ -70,6 +81,10 @@ class RunStrip(Horizontal):
             # Assigned on every event; an update lays out the whole screen, so only on change.
             self._status = status.plain
             self.query_one("#run-status", Static).update(status)
+        booking = booking_text(s)
+        if booking.plain != self._booking:
+            self._booking = booking.plain
+            self.query_one("#run-booking", Static).update(booking)
 
     def watch_progress(self, p: Progress | None) -> None:
         if not self.is_mounted:

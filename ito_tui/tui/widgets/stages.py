@@ -7,7 +7,7 @@ words the detail pane and the run strip use (`format.progress_text`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from rich.console import RenderableType
@@ -54,6 +54,8 @@ def progress_lines(view: StageView, width: int) -> list[str]:
 def amount_text(view: StageView) -> str:
     """`step 23,484/30,632 · ETA 3h52m · 16.1B/40B tok`: the stage list's second progress
     row, and the detail pane's progress line, in the same words by construction."""
+    if view.status not in EXPANDED:
+        view = replace(view, eta_s=None)  # a stage that is over, or not begun, has no ETA
     amount = progress_text(view) if view.step is not None else ""
     if view.tokens is not None:
         tokens = f"{count(view.tokens)}/{count(view.total_tokens)} tok"

@@ -1,0 +1,95 @@
+"""What the operator sees on the run screen as a real desk_sim run goes on and ends.
+
+The real app (make_app) over HTTP on 127.0.0.1; read through rendered text and public
+widget state only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Footer, Static
+
+from ito_tui.format import usd
+from ito_tui.tui.screens.cancel import CancelRunModal
+from ito_tui.tui.screens.proposal import ProposalModal
+from ito_tui.tui.widgets.stages import StageList
+
+from .pipeline_live import drawn, has_pipeline, live_app, pipeline_of, start_run, wait_for
+
+SPEED = 2_000.0
+"""A 150M run to SFT in a few seconds: time to open the screen and a modal before its end."""
+APPROVAL_SPEED = 5.0
+"""While a proposal waits the sim clock crawls, so it cannot expire during a test."""
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
+
+
+def footer_text(app: Any) -> str:
+    """The keys the footer offers, as drawn."""
+    footer = app.screen.query_one(Footer)
+    return " ".join(str(key.render()) for key in footer.query("*"))
+
+
+async def test_the_cancel_modal_follows_the_spend_and_cancel_leaves_the_footer_at_the_end(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    sim = sim_factory(scenario="happy", speed=SPEED)
+    run_id = await start_run(sim.url, "happy", model_size="150M", post_training="sft")
+    app, _client = live_app(sim.url, run_id, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
+        screen = pipeline_of(app)
+        await wait_for(pilot, lambda: screen.loaded, what="the run's snapshot")
+        assert not screen.run_state.terminal
+        await wait_for(pilot, lambda: "Cancel run" in footer_text(app), 5, "the footer's keys")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, CancelRunModal), what="the modal")
+        line = app.screen.query_one("#cancel-spend", Static)
+        first = str(line.render())
+        assert first.startswith("Spent so far: $")
+
+        def following() -> bool:
+            now = usd(screen.tracker.progress().usd_spent)
+            shown = str(line.render())
+            return shown != first and shown.startswith(f"Spent so far: {now} of")
+
+        # The run keeps spending under the modal, and the modal says so.
+        await wait_for(pilot, following, 30, "the modal's spend to follow the run")
+        await pilot.press("escape")  # Keep running
+        await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
+        await wait_for(pilot, lambda: "Cancel run" not in footer_text(app), 5, "the footer")
+        assert app.screen is screen and screen.check_action("cancel_run", ()) is False
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.screen is screen  # nothing to ask: the run is over
+
+
+async def test_a_run_waiting_for_a_person_shows_its_stage_paused(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    sim = sim_factory(scenario="loss-spike", speed=300_000.0, approval_speed=APPROVAL_SPEED)
+    run_id = await start_run(sim.url, "loss-spike")
+    app, _client = live_app(sim.url, run_id, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ProposalModal), 60, "the modal")
+        await pilot.press("escape")  # Decide later: the run still waits
+        screen = pipeline_of(app)
+        assert screen.run_state.state == "awaiting_approval"
+        stages = screen.query_one(StageList)
+        await wait_for(pilot, lambda: not screen.repaints.pending, 5, "the repaint")
+        rows = str(stages.render()).splitlines()
+        (current,) = [row for row in rows if row.startswith("›")]
+        assert "‖ pretrain" in current and "paused" in current, rows
+        assert not [row for row in rows if "running" in row], rows
+        # The detail pane, the same stage's view, says it too.
+        detail = screen.query_one("#detail")
+        assert "‖ pretrain — paused" in drawn(detail.render(), detail.size.width)
