@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, get_args
 
-from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, Stage
-from ito_tui.format import fixed, stage_label
+from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, RunSummary, Stage
+from ito_tui.format import fixed, integer, stage_label
 
 from .metrics import BY_KEY, Unit
 from .run import RunState
@@ -140,7 +140,7 @@ def chart_view(
         note = "n/a (fp8)"
     elif key == "rl_staleness":
         rl = state.telemetry.rl if state.telemetry is not None else None
-        sublabel = f"bound {rl.staleness_bound}" if rl is not None else ""
+        sublabel = f"bound {integer(rl.staleness_bound)}" if rl is not None else ""
     markers = tuple(
         Marker(column, kind, text)
         for column, text in view.markers
@@ -285,7 +285,21 @@ def progress(state: RunState) -> Progress:
     )
 
 
-def progress_of_run(run: Run) -> Progress:
+def progress_of_run(run: Run | RunSummary) -> Progress:
     """`progress` of a snapshot (the runs list, the booking picker): the same numbers the
-    run screen shows for the same run."""
-    return progress(RunState.from_run(run))
+    run screen shows for the same run.
+
+    A `RunSummary` (a `GET /v1/runs` row) has no stages: its step, total and ETA are
+    unknown (None), its stage, state, spend and budget are the run's.
+    """
+    if isinstance(run, Run):
+        return progress(RunState.from_run(run))
+    return Progress(
+        stage=None if run.current_stage is None else str(run.current_stage),
+        step=None,
+        total_steps=None,
+        eta_s=None,
+        usd_spent=run.spend.usd_spent,
+        budget_usd=run.spend.budget_usd,
+        state=str(run.state),
+    )

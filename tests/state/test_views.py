@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ito_tui.contract import EventBase, Run, make_event
+from ito_tui.contract import EventBase, Run, RunSummary, make_event
 from ito_tui.state import RunState, RunTracker, chart_view, progress, progress_of_run, stage_views
 
 from .sequence import PLAN, RUN_ID, T0, gate, proposal, run_snapshot, showcase, telemetry_data
@@ -273,3 +273,19 @@ def test_the_same_run_gives_the_same_progress_whichever_way_it_arrived() -> None
     behind.feed(ev("resync", 40, run_snapshot(last_seq=40, stages=stages)))
     assert expected.usd_spent == Decimal("100.00") and expected.step == 500
     assert seeded.progress() == ahead.progress() == behind.progress() == expected
+
+
+def test_a_runs_list_row_gives_the_runs_spend_and_stage() -> None:
+    raw = run_snapshot(state="running", last_seq=9)
+    summary = RunSummary.model_validate(
+        {k: raw[k] for k in ("run_id", "booking_id", "state", "current_stage", "spend")}
+        | {"created_at": T0.isoformat(), "updated_at": T0.isoformat()}
+    )
+    row, full = progress_of_run(summary), progress_of_run(Run.model_validate(raw))
+    assert (row.stage, row.usd_spent, row.budget_usd, row.state) == (
+        full.stage,
+        full.usd_spent,
+        full.budget_usd,
+        full.state,
+    )
+    assert row.step is None and row.eta_s is None  # a row carries no stage progress
