@@ -213,6 +213,14 @@ def test_the_most_urgent_marker_of_a_column_shows() -> None:
     assert top == MARKER_GLYPHS["fault"] + MARKER_GLYPHS["rewind"]
 
 
+def test_a_checkpoint_never_cuts_a_bar_but_a_fault_does() -> None:
+    full = chart_view([0.0, 4.0, 4.0, 4.0], markers=[(1, "checkpoint"), (2, "fault"),
+                                                     (0, "checkpoint")])  # fmt: skip
+    top, _bottom = chart_rows(full, 2)
+    glyph = MARKER_GLYPHS
+    assert top == glyph["checkpoint"] + "█" + glyph["fault"] + "█"  # column 0 had room
+
+
 async def test_a_theme_change_recolours_the_chart() -> None:
     app = OneChart(columns(40))
     async with app.run_test(size=(60, 4)) as pilot:

@@ -13,7 +13,10 @@ drawn at its true height, so the others sit at the bottom and the min–max labe
 
 Markers (a rewind, a fault, the recovery from it, a checkpoint, a gate) are drawn on the
 top row, one glyph per kind (`MARKER_GLYPHS`), so they read apart without colour; where
-two fall in one column the more urgent one shows (`MARKER_PRIORITY`).
+two fall in one column the more urgent one shows (`MARKER_PRIORITY`). A checkpoint is
+routine (every few minutes, on every chart): its mark goes only where the top row is
+empty, so it never cuts a bar (a full chart read `•███•███•███`); the timeline tab lists
+every checkpoint.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ MARKER_WORDS: dict[MarkerKind, str] = {
     "gate": "gate",
 }
 """The caption's legend word for each marker kind."""
+ROUTINE: frozenset[MarkerKind] = frozenset({"checkpoint"})
+"""Marker kinds drawn only on an empty cell, never over a bar."""
 FAULT_GLYPH = MARKER_GLYPHS["fault"]
 MARKER_SET = frozenset(MARKER_GLYPHS.values())
 _RANK = {kind: rank for rank, kind in enumerate(MARKER_PRIORITY)}
@@ -147,8 +152,10 @@ def _marked(grid: list[list[str]], view: ChartView) -> list[str]:
         col, kind = marker.column, marker.kind
         if 0 <= col < width and (col not in shown or _RANK[kind] < _RANK[shown[col]]):
             shown[col] = kind
+    top = grid[0] if grid else []
     for col, kind in shown.items():
-        grid[0][col] = MARKER_GLYPHS[kind]
+        if kind not in ROUTINE or top[col] == " ":
+            top[col] = MARKER_GLYPHS[kind]
     return ["".join(r) for r in grid]
 
 

@@ -85,7 +85,7 @@ class TextSparkline(Widget):
     TextSparkline > .sparkline--label { color: $text-muted; }
     TextSparkline > .sparkline--value { text-style: bold; }
     TextSparkline > .sparkline--nonfinite { color: $error; text-style: bold; }
-    TextSparkline > .sparkline--marker { color: $warning; text-style: bold; }
+    TextSparkline > .sparkline--marker { color: $foreground; text-style: bold; }
     TextSparkline > .sparkline--fault { color: $error; text-style: bold; }
     """
     COMPONENT_CLASSES = {
