@@ -151,6 +151,12 @@ class RunActions(Screen[None]):
             f"times UTC · filter: {self._log.filter_label} (f cycles, / searches)"
         )
 
+    @on(EventLogView.LineOpened)
+    def _line_opened(self, event: EventLogView.LineOpened) -> None:
+        from ito_tui.tui.screens.event_line import EventLineScreen  # pushed on demand only
+
+        self.app.push_screen(EventLineScreen(event.entry))
+
     def action_cancel_run(self) -> None:
         if self.check_action("cancel_run", ()):
             s = self.run_state

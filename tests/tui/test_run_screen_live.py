@@ -15,7 +15,9 @@ from textual.widgets import Footer, Static
 
 from ito_tui.format import usd
 from ito_tui.tui.screens.cancel import CancelRunModal
+from ito_tui.tui.screens.event_line import EventLineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
+from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.stages import StageList
 
 from .pipeline_live import drawn, has_pipeline, live_app, pipeline_of, start_run, wait_for
@@ -93,3 +95,32 @@ async def test_a_run_waiting_for_a_person_shows_its_stage_paused(
         # The detail pane, the same stage's view, says it too.
         detail = screen.query_one("#detail")
         assert "‖ pretrain — paused" in drawn(detail.render(), detail.size.width)
+
+
+async def test_a_log_line_is_picked_with_the_keys_and_opened_in_full(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    sim = sim_factory(scenario="gate-fail", speed=300_000.0)
+    run_id = await start_run(sim.url, "gate-fail")
+    app, _client = live_app(sim.url, run_id, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
+        screen = pipeline_of(app)
+        await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
+        await pilot.press("3")
+        log = screen.query_one(EventLogView)
+        log.focus()
+        await wait_for(pilot, lambda: not screen.repaints.pending, 5, "the log's repaint")
+        await pilot.pause()
+        lines = str(log.render()).splitlines()
+        assert lines and log.selected is not None and log.selected.type == "run.failed"
+        # One line up is the one before the end; Enter opens it whole, uncut.
+        await pilot.press("up", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EventLineScreen), 5, "the line")
+        opened = app.screen
+        assert isinstance(opened, EventLineScreen)
+        entry = opened.entry
+        assert entry.seq == screen.tracker.log.filter(kind=None, query=None)[-2].seq
+        assert str(opened.query_one("#event-line-text").render()) == entry.text
+        await pilot.press("escape")
+        assert app.screen is screen and log.cursor == 1
