@@ -24,8 +24,6 @@ from ito_tui.state.views import StageView
 from .runfmt import STATE_GLYPHS, elapsed, literal, safe
 from .stages import amount_text
 
-SKIPPED_WORDS = "Skipped: this run will not run it (its spec, a failed gate or the run's end)."
-
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
     """A field of a payload model or a summary dict (the backend may send either)."""
@@ -232,8 +230,10 @@ class StageDetail(Widget):
             title.append(f" · took {took}")
         parts.append(title)
         name = view.name
-        if state == "skipped":
-            parts.append(Text(SKIPPED_WORDS))
+        if state in ("skipped", "cancelled"):
+            # Why, in the tracker's words (or the backend's own: literal).
+            word = "Skipped" if state == "skipped" else "Cancelled"
+            parts.append(literal(f"{word}: {view.reason}." if view.reason else f"{word}."))
         if view.step is not None or view.tokens is not None:
             # The list's own words for the step, ETA and tokens (its second progress row).
             parts.append(Text(amount_text(view)))
