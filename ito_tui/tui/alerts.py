@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ito_tui.alerting.osc import desktop_mode, in_tmux, notification
 from ito_tui.format import percent
 from ito_tui.textsafe import one_line
+from ito_tui.tui.textual_private import write_to_terminal  # App._driver is private
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -36,9 +37,6 @@ if TYPE_CHECKING:
     from ito_tui.alerting.model import Alert
     from ito_tui.config import Alerts
     from ito_tui.state import RunState
-
-TEXTUAL_VERSION = "8.2.8"
-"""The Textual `write_to_terminal` was written against (`App._driver` is private)."""
 
 MAX_SENT = 200
 """Alerts an `Alerter` remembers (`sent`)."""
@@ -64,19 +62,6 @@ PLURALS = {
     "run_end": "run ends",
     "proposal_missed": "missed proposals",
 }
-
-
-def write_to_terminal(app: App[Any], data: str) -> None:
-    """Write `data` (an OSC sequence) to the terminal the app draws on.
-
-    Textual (8.2.8) has no public API to send a sequence to the terminal; the private
-    `App._driver` writes in order with the frames. This is the one place ito-tui
-    touches it (tests/tui/test_alerts.py fails on an upgrade that drops it). A headless
-    driver's `write` discards the data; before the driver starts there is none.
-    """
-    driver = getattr(app, "_driver", None)
-    if driver is not None:
-        driver.write(data)
 
 
 @dataclass

@@ -1,8 +1,15 @@
-"""ItoApp: wires screens, themes, global keys, the command palette and the client's lifetime."""
+"""ItoApp: wires screens, themes, global keys, the command palette and the client's lifetime.
+
+What it does is elsewhere: where keys lead in `tui/navigation.py`, what an unhandled error
+shows in `tui/errors.py` (the sink), the messages it reacts to in `tui/messages.py`, the
+watcher of every run in `tui/needs_you.py`, what Textual offers only privately in
+`tui/textual_private.py`.
+"""
 
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import PurePath
@@ -16,31 +23,34 @@ from textual.screen import Screen
 from ito_tui import startup
 from ito_tui.tui import layout
 from ito_tui.tui.commands import ItoCommands, binding_commands
-from ito_tui.tui.errors import WorkerFailed, describe_failure
-from ito_tui.tui.format import safe
-from ito_tui.tui.navigation import is_runs_list, run_screen, runs_screen
+from ito_tui.tui.errors import ErrorSink, forward_failure
+from ito_tui.tui.messages import (
+    BookingChosen,
+    Connected,
+    LoginNeeded,
+    Reconnected,
+    RunChosen,
+    RunSubmitted,
+    WorkerFailed,
+)
+from ito_tui.tui.navigation import MAIN_MODE, Navigation, is_runs_list
 from ito_tui.tui.needs_you import AppAlerts
 from ito_tui.tui.screens.bookings import BookingsScreen
-from ito_tui.tui.screens.connect import Connected, LoginNeeded
 from ito_tui.tui.session import Session, TokenCell
 from ito_tui.tui.theming import ThemedApp
 from ito_tui.tui.widgets.header import HeaderStrip
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+    from textual.worker import Worker
 
     from ito_tui.alerting.needs import NeedsYou
     from ito_tui.client import ItoClient
     from ito_tui.config import Settings
     from ito_tui.tui.alerts import Alerter
-    from ito_tui.tui.screens.spec_form import SpecFormScreen
 
 log = logging.getLogger(__name__)
 ClientFactory = Callable[[], "ItoClient"]
-MAIN_MODE = "main"
-START_MODE = "start"
-FLOW_CAPABILITIES = ("runs.create", "estimates.create")
-"""What picking a booking to train on needs from the backend."""
 
 
 class ItoApp(ThemedApp[None]):
@@ -49,7 +59,7 @@ class ItoApp(ThemedApp[None]):
     TITLE = "ito"
     # The booking picker is the base of the one screen stack, painted at once while the
     # connection step runs in it. A mode, not Textual's default screen, so that a run or
-    # the runs list can start as the base of a mode of its own and `_back_to_base` can
+    # the runs list can start as the base of a mode of its own and `back_to_base` can
     # switch back to this one.
     DEFAULT_MODE = MAIN_MODE
     # The picker's stylesheet is read with the app's: loading it when the first screen is
@@ -98,8 +108,12 @@ class ItoApp(ThemedApp[None]):
         self.start = start
         self._client: ItoClient | None = None
         self._client_factory: ClientFactory | None = None
-        self._start_base: Screen[None] | None = None
-        """The base of the start stack (the runs list or a run), when the app began there."""
+        self._reconnecting = False
+        """A ctrl+l's connection step is under way (its `Connected` keeps the screens)."""
+        self._connecting: Worker[None] | None = None
+        """The worker of a ctrl+l's connection step (one at a time)."""
+        self._connected_once = False
+        """The first `Connected` came (it opens the start screen, if any)."""
         if hasattr(client, "capabilities"):
             self._client = cast("ItoClient", client)
         else:
@@ -107,6 +121,10 @@ class ItoApp(ThemedApp[None]):
         super().__init__(settings.theme)
         self.alerting = AppAlerts(self, settings, session)
         """The app's watcher of every run, its alert router and the "needs you" counter."""
+        self.navigation = Navigation(self)
+        """Where keys, the palette and the screens' messages lead."""
+        self.errors = ErrorSink(self)
+        """What the operator sees of an error no screen handled."""
         highlight = start if start and start.startswith("bk_") else None
         self.add_mode(MAIN_MODE, lambda: BookingsScreen(highlight=highlight))
 
@@ -127,7 +145,7 @@ class ItoApp(ThemedApp[None]):
         """
         driver = super().get_driver_class()
         if constants.DRIVER is None and driver.__name__ == "LinuxDriver":
-            from ito_tui.tui.driver import QuietLinuxDriver
+            from ito_tui.tui.textual_private import QuietLinuxDriver
 
             return QuietLinuxDriver
         return driver
@@ -146,7 +164,7 @@ class ItoApp(ThemedApp[None]):
         if self._client is not None:
             await self._client.aclose()
 
-    # ------------------------------------------------------------ navigation
+    # ------------------------------------------------------------ connection
 
     @on(Connected)
     def _connected(self, event: Connected) -> None:
@@ -155,87 +173,109 @@ class ItoApp(ThemedApp[None]):
         self.set_connection("live")
         # Every run alerts on every screen; once the start screen is up (its run lent).
         self.call_after_refresh(self.alerting.start)
-        # The picker is already up. A run or the runs list, when that is where to start,
-        # becomes the base of a stack of its own (Esc there does not fall into the picker).
-        start, self.start = self.start, None
-        screen: Screen[None] | None = None
-        if start and start.startswith("run_"):
-            screen = run_screen(start)
-        elif start != "bookings" and (event.active_runs or start == "runs"):
-            screen = runs_screen()
-        if screen is not None:
-            base = self._start_base = screen
-            self.add_mode(START_MODE, lambda: base)
-            self.switch_mode(START_MODE)
+        if self._reconnecting:
+            # Reconnected in place (ctrl+l, a retry): each screen of the stack follows or
+            # fetches again; the operator stays where they were.
+            self._reconnecting = False
+            for screen in self.screen_stack:
+                screen.post_message(Reconnected())
+        if not self._connected_once:
+            self._connected_once = True
+            start, self.start = self.start, None
+            self.navigation.start(start, event.active_runs)
 
     @on(LoginNeeded)
     def _login_needed(self, event: LoginNeeded) -> None:
         self.session.capabilities = event.capabilities
         self.set_connection("live")  # reachable; the token is what is missing
-        self._ask_login(event.reason, keyring_problem=event.keyring_problem)
+        self.errors.ask_login(event.reason, keyring_problem=event.keyring_problem)
 
-    def _after_login(self, operator: str | None) -> None:
-        if operator is None:
-            self._show_error("Not logged in", "This backend needs an operator token.", login=True)
-        elif self.session.operator is None:
-            self.action_reconnect()
-        else:
-            self.session.operator = operator
-            self.set_connection("live")
-            self.alerting.start()
-            self.notify(f"Logged in as {safe(operator)}. Try that again.", markup=False)
-
-    def _show_error(self, title: str, detail: str, *, login: bool = False) -> None:
-        """Show an error screen over the picker, closing whatever was open above it."""
-        from ito_tui.tui.screens.error import ErrorScreen  # not on the way to the first frame
-
-        self._back_to_base()
-        self.push_screen(ErrorScreen(title, detail, login=login))
-
-    def _ask_login(self, reason: str = "", *, keyring_problem: str | None = None) -> None:
-        from ito_tui.tui.screens.login import LoginModal  # not on the way to the first frame
-
-        self.alerting.stop()  # nothing is asked of the backend while the prompt waits
-        self.push_screen(
-            LoginModal(reason, keyring_problem=keyring_problem), callback=self._after_login
+    def action_reconnect(self) -> None:
+        """Read capabilities and who you are again (keeps the token in memory), in place:
+        the screens stay, and each follows or fetches again once connected."""
+        self.session.capabilities = self.session.operator = None
+        self.alerting.stop()  # the next `Connected` starts a fresh watcher
+        self.set_connection("connecting")
+        error = sys.modules.get("ito_tui.tui.screens.error")
+        if error is not None and isinstance(self.screen, error.ErrorScreen):
+            self.pop_screen()  # it was about the connection being tried again
+        self._reconnecting = True
+        log.info("reconnecting in place to %s", self.session.backend_host)
+        self._connecting = self.run_worker(
+            self._reconnect, group="app-connect", exclusive=True, exit_on_error=False
         )
 
-    def _missing_capability(
-        self, name: str, *, status: str = "not_implemented", detail: str
-    ) -> None:
-        from ito_tui.tui.screens.capability import CapabilityScreen  # ditto
+    async def _reconnect(self) -> None:
+        from ito_tui.tui.screens.connect import connection_step
 
-        self.push_screen(CapabilityScreen(name, status=status, detail=detail))
+        self.post_message(await connection_step(self))
 
-    def _back_to_base(self) -> None:
-        """Back to the picker at the base of the main stack."""
-        if self.current_mode != MAIN_MODE:
-            self.switch_mode(MAIN_MODE)
-        while len(self.screen_stack) > 1:
-            self.pop_screen()
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "app-connect":
+            forward_failure(self, event)  # unreachable again: the sink shows why
 
-    @on(BookingsScreen.BookingChosen)
-    def _booking_chosen(self, event: BookingsScreen.BookingChosen) -> None:
-        caps = self.session.capabilities
-        for name in FLOW_CAPABILITIES:
-            if caps is not None and not caps.has(name):
-                detail = next((c.detail for c in caps.capabilities if c.name == name), None)
-                self._missing_capability(name, status=caps.status_of(name), detail=detail or "")
-                return
-        # Imported when first needed: the form's widgets are not on the way to the first frame.
-        from ito_tui.tui.screens.spec_form import SpecFormScreen
+    @on(WorkerFailed)
+    def _worker_failed(self, event: WorkerFailed) -> None:
+        """The single sink for errors a screen's worker did not handle itself."""
+        if self._reconnecting:
+            self._reconnecting = False  # the error screen's retry starts over
+        self.errors.failed(event.error)
 
-        self.push_screen(SpecFormScreen(event.booking))
+    def action_login(self) -> None:
+        self.errors.ask_login()
 
-    @on(BookingsScreen.RunChosen)
-    def _run_chosen(self, event: BookingsScreen.RunChosen) -> None:
-        self.show_run(event.run_id)
+    # ------------------------------------------------------------ navigation
 
-    def on_spec_form_screen_run_submitted(self, event: SpecFormScreen.RunSubmitted) -> None:
-        """The spec form's run was accepted: show it in place of the form."""
-        run_id = safe(event.run.run_id)
-        self.notify(f"Run {run_id} submitted.", markup=False)
-        self.switch_screen(run_screen(event.run.run_id))
+    @on(BookingChosen)
+    def _booking_chosen(self, event: BookingChosen) -> None:
+        self.navigation.new_run(event.booking)
+
+    @on(RunChosen)
+    def _run_chosen(self, event: RunChosen) -> None:
+        self.navigation.run(event.run_id)
+
+    @on(RunSubmitted)
+    def _run_submitted(self, event: RunSubmitted) -> None:
+        self.navigation.submitted(event.run)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "bookings":
+            # Hidden where it would do nothing: connecting, or already on the picker.
+            return self.session.operator is not None and not isinstance(self.screen, BookingsScreen)
+        if action == "runs":
+            return self.session.operator is not None and not is_runs_list(self.screen)
+        return True
+
+    def action_help(self) -> None:
+        from ito_tui.tui.screens.help import HelpScreen  # not on the way to the first frame
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_bookings(self) -> None:
+        self.navigation.booking(None)
+
+    def action_runs(self) -> None:
+        """Go to the runs list (see `Navigation.runs`)."""
+        self.navigation.runs()
+
+    def action_needs_you(self) -> None:
+        """Open the proposal that expires first, in whichever run, from any screen."""
+        self.alerting.jump()
+
+    def show_booking(self, booking_id: str | None) -> None:
+        """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
+        self.navigation.booking(booking_id)
+
+    def show_run(self, run_id: str) -> None:
+        """Open the run's pipeline screen over the current screen."""
+        self.navigation.run(run_id)
+
+    def show_decisions(self) -> None:
+        """Open the Decisions screen (every proposal across runs) over the current screen."""
+        self.navigation.decisions()
+
+    # ------------------------------------------------------------ what screens share
 
     def _screen_changed(self, screen: Screen[Any]) -> None:
         # Screens of the run part build their own header strips: badge them too.
@@ -265,106 +305,6 @@ class ItoApp(ThemedApp[None]):
                 header.operator = self.session.operator
                 header.demo = self.session.demo
                 header.read_only = self.session.read_only
-
-    # ------------------------------------------------------------ errors
-
-    @on(WorkerFailed)
-    def _worker_failed(self, event: WorkerFailed) -> None:
-        """The single sink for errors a screen's worker did not handle itself."""
-        failure = describe_failure(event.error)
-        log.warning("%s: %s", failure.title, failure.detail)
-        if failure.capability:
-            self._missing_capability(failure.capability, detail=failure.detail)
-        elif failure.login:
-            self._ask_login(failure.detail)
-        elif failure.protocol and self.session.operator is not None:
-            # One endpoint sent malformed data (the message names it and the field): the
-            # session and the rest of the screen stay usable.
-            self.notify(failure.detail, title=failure.title, severity="error", markup=False)
-        elif failure.fatal:
-            self.set_connection("offline")
-            self._show_error(failure.title, failure.detail)
-        else:
-            self.notify(failure.detail, title=failure.title, severity="error", markup=False)
-
-    # ------------------------------------------------------------ actions
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "bookings":
-            # Hidden where it would do nothing: connecting, or already on the picker.
-            return self.session.operator is not None and not isinstance(self.screen, BookingsScreen)
-        if action == "runs":
-            return self.session.operator is not None and not is_runs_list(self.screen)
-        return True
-
-    def action_help(self) -> None:
-        from ito_tui.tui.screens.help import HelpScreen  # not on the way to the first frame
-
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.screen))
-
-    def action_reconnect(self) -> None:
-        """Start over from the connection step (keeps the token in memory)."""
-        self.session.capabilities = self.session.operator = None
-        self.alerting.stop()  # the next `Connected` starts a fresh watcher
-        self.set_connection("connecting")
-        self._back_to_base()
-        if isinstance(self.screen, BookingsScreen):
-            self.screen.connect()
-
-    def action_login(self) -> None:
-        self._ask_login()
-
-    def action_bookings(self) -> None:
-        self.show_booking(None)
-
-    def action_runs(self) -> None:
-        """Go to the runs list: the one the app started on, or a new one over the picker
-        (Esc goes back to it). Whatever was open above either is closed, as ctrl+o does."""
-        if self.session.capabilities is None or self.session.operator is None:
-            return
-        if is_runs_list(self._start_base):
-            if self.current_mode != START_MODE:
-                self.switch_mode(START_MODE)
-            while len(self.screen_stack) > 1:
-                self.pop_screen()
-            return
-        if is_runs_list(self.screen):
-            return
-        self._back_to_base()
-        self.push_screen(runs_screen())
-
-    def show_booking(self, booking_id: str | None) -> None:
-        """Go to the booking picker (highlighting `booking_id`) — the base of the stack."""
-        if self.session.capabilities is None:
-            return
-        if self.session.operator is None:
-            return
-        self._back_to_base()
-        if isinstance(self.screen, BookingsScreen) and booking_id:
-            self.screen.highlight(booking_id)
-
-    def show_run(self, run_id: str) -> None:
-        """Open the run's pipeline screen over the current screen."""
-        self.push_screen(run_screen(run_id))
-
-    def show_decisions(self) -> None:
-        """Open the Decisions screen (every proposal across runs) over the current screen."""
-        caps, name = self.session.capabilities, "proposals.read"
-        if caps is None or self.session.operator is None:
-            return
-        if not caps.has(name):
-            detail = next((c.detail for c in caps.capabilities if c.name == name), None)
-            self._missing_capability(name, status=caps.status_of(name), detail=detail or "")
-            return
-        from ito_tui.tui.screens.decisions import DecisionsScreen  # not on the first frame
-
-        if not isinstance(self.screen, DecisionsScreen):
-            self.push_screen(DecisionsScreen())
-
-    def action_needs_you(self) -> None:
-        """Open the proposal that expires first, in whichever run, from any screen."""
-        self.alerting.jump()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import logging
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from textual.message import Message
 
 from ito_tui.alerting.needs import NeedsYou
 from ito_tui.tui.alerts import Alerter
-from ito_tui.tui.errors import WorkerFailed, describe_failure
+from ito_tui.tui.errors import describe_failure
+from ito_tui.tui.messages import NeedsYouChanged, WorkerFailed
 from ito_tui.tui.navigation import run_screen, shown_run
 from ito_tui.tui.widgets.header import HeaderStrip
 
@@ -50,14 +48,6 @@ POLL_S = 10.0
 """How often the watcher lists the backend's runs to find new ones."""
 MAX_SEEN = 512
 """Proposals marked seen that a restarted watcher is told about again."""
-
-
-@dataclass
-class NeedsYouChanged(Message):
-    """What waits for the operator changed (also once a second while something is
-    pending, for the countdown). Posted to the screen on top."""
-
-    needs_you: NeedsYou
 
 
 class AppAlerts:

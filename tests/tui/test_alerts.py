@@ -9,14 +9,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from textual.app import App
-from textual.drivers.headless_driver import HeadlessDriver
 
 from ito_tui.alerting.ledger import SentLedger
 from ito_tui.alerting.model import Alert
 from ito_tui.config import Alerts
 from ito_tui.tui import alerts
 from ito_tui.tui.alerts import COALESCE_S, Alerter
+from ito_tui.tui.textual_private import with_terminal
 
 SLO = Alert("slo", "run_x", "SLO breached", "run_x: fault resume took 21 min (resume < 15 min).")
 BUDGET = Alert("budget", "run_x", "Budget warning", "run_x: $80 of $100 spent (≥ 80%).")
@@ -42,7 +41,8 @@ def proposal(run_id: str = "run_b", pid: str = "prop_b_1") -> Alert:
 
 class FakeApp:
     """What `Alerter` uses of an App: notify, bell, set_timer (fired by the test), screen,
-    settings and the driver it writes sequences to."""
+    settings and the terminal it writes sequences to (tests/tui/test_textual_private.py
+    checks that a running app's reaches the driver)."""
 
     def __init__(self, settings: Alerts | None = None) -> None:
         self.settings = SimpleNamespace(alerts=settings or Alerts(desktop="off"))
@@ -51,7 +51,7 @@ class FakeApp:
         self.bells = 0
         self.timers: list[tuple[float, Callable[[], None]]] = []
         self.written: list[str] = []
-        self._driver = SimpleNamespace(write=self.written.append)
+        with_terminal(self, self.written.append)
 
     def notify(self, message: str, *, title: str = "", **_: Any) -> None:
         self.toasts.append((title, message))
@@ -251,26 +251,6 @@ def test_the_title_switch_off_writes_no_title(clock: list[float]) -> None:
     alerter.needs_you_changed(("run_b",))
     alerter.alert(Alert("gate_failed", "run_c", "Gate failed", "run_c: …", "error", seq=3))
     assert app.written == [] and alerter.title is None
-
-
-async def test_sequences_reach_the_driver_of_a_running_app(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """`write_to_terminal` relies on Textual's private `App._driver`: this fails on an
-    upgrade that renames it or its `write`, which would silently drop every title and
-    desktop notification."""
-    written: list[str] = []
-    real_write = HeadlessDriver.write
-
-    def write(self: HeadlessDriver, data: str) -> None:
-        written.append(data)
-        real_write(self, data)
-
-    monkeypatch.setattr(HeadlessDriver, "write", write)
-    app: App[None] = App()
-    async with app.run_test():
-        alerts.write_to_terminal(app, "\x1b]9;ito: test\x07")
-    assert "\x1b]9;ito: test\x07" in written
 
 
 def test_only_the_runs_the_settings_name_alert(clock: list[float]) -> None:

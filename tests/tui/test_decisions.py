@@ -20,7 +20,7 @@ from ito_tui.alerting.needs import MissedProposal, NeedsYou
 from ito_tui.client import ItoError
 from ito_tui.tui import ItoApp, make_app
 from ito_tui.tui.commands import ItoCommands, proposal_line
-from ito_tui.tui.needs_you import NeedsYouChanged
+from ito_tui.tui.messages import NeedsYouChanged
 from ito_tui.tui.screens.capability import CapabilityScreen
 from ito_tui.tui.screens.decisions import DecisionsScreen
 from ito_tui.tui.screens.proposal import ProposalModal

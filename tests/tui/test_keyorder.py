@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
-from ito_tui.tui.keyorder import KeysInOrder
+from ito_tui.tui.textual_private import KeysInOrder
 
 
 async def until(predicate: Callable[[], bool], within: float = 10.0) -> None:
@@ -80,4 +80,4 @@ async def test_keys_behind_a_handler_that_does_not_return_are_sent_after_the_hol
         app.release.set()
         await until(lambda: len(app.handled) == 2)
         assert app.handled == ["app:z", "a:h"]
-        assert app._key_in_flight is None and not app._held_keys and app._hold_timer is None
+        assert not app.keys_waiting  # nothing left in flight, held or timed

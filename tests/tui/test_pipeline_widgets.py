@@ -24,6 +24,7 @@ from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import COLUMNS, row_of
+from ito_tui.tui.textual_private import with_terminal
 from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
@@ -104,12 +105,16 @@ def test_alerts_and_title_follow_events() -> None:
 
 def test_alert_channels_can_be_switched_off() -> None:
     calls: list[str] = []
-    app: Any = SimpleNamespace(
-        settings=SimpleNamespace(alerts=Alerts(bell=False, toast=True, title=False, desktop="off")),
-        notify=lambda *a, **k: calls.append("toast"),
-        bell=lambda: calls.append("bell"),
-        _driver=SimpleNamespace(write=calls.append),
-        screen=SimpleNamespace(),
+    app: Any = with_terminal(
+        SimpleNamespace(
+            settings=SimpleNamespace(
+                alerts=Alerts(bell=False, toast=True, title=False, desktop="off")
+            ),
+            notify=lambda *a, **k: calls.append("toast"),
+            bell=lambda: calls.append("bell"),
+            screen=SimpleNamespace(),
+        ),
+        calls.append,
     )
     alerter = Alerter(app)
     warning = {"threshold_frac": 0.8, "usd_spent": "80.00", "budget_usd": "100.00"}
@@ -125,7 +130,7 @@ def test_alert_channels_can_be_switched_off() -> None:
 
 def test_the_title_is_written_to_the_terminal_once_per_change() -> None:
     written: list[str] = []
-    app: Any = SimpleNamespace(settings=None, _driver=SimpleNamespace(write=written.append))
+    app: Any = with_terminal(SimpleNamespace(settings=None), written.append)
     alerter = Alerter(app)
     for title in ("ito · x · pretrain 49%", "ito · x · pretrain 49%", "ito · x · pretrain 50%"):
         alerter.set_title(title)

@@ -12,35 +12,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from textual.message import Message
-
+from ito_tui.tui.messages import Connected, LoginNeeded
 from ito_tui.tui.session import Shell
 
-if TYPE_CHECKING:
-    from ito_tui.contract import Capabilities
-
 _TERMINAL = frozenset({"completed", "failed", "cancelled"})
-
-
-@dataclass
-class Connected(Message):
-    """The backend answered and accepted the token."""
-
-    capabilities: Capabilities
-    operator: str
-    active_runs: int
-
-
-@dataclass
-class LoginNeeded(Message):
-    """The backend answered but has no valid token for us (401)."""
-
-    capabilities: Capabilities
-    reason: str
-    keyring_problem: str | None = None
 
 
 async def connection_step(app: Shell) -> Connected | LoginNeeded:

@@ -30,6 +30,7 @@ from ito_tui.contract import Proposal
 from ito_tui.format import when
 from ito_tui.textsafe import one_line
 from ito_tui.tui.errors import forward_failure
+from ito_tui.tui.messages import Reconnected
 from ito_tui.tui.screens.proposal import review_modal
 from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.decision_table import STATUS_FILTERS, STATUS_MATCH, DecisionTable, matches
@@ -128,6 +129,11 @@ class DecisionsScreen(Screen[None]):
             if timer is not None:
                 timer.stop()
         self._timer = self._ticker = None
+
+    def on_reconnected(self, event: Reconnected) -> None:
+        """Connected again in place (ctrl+l): read the trail again if it is on screen."""
+        if self.app.screen is self:
+            self._fetch()
 
     def on_screen_resume(self) -> None:
         # Back from a proposal's modal, say: read what it may have changed.

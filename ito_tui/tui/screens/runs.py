@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 from ito_tui.contract import RunSummary
 from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
-from ito_tui.tui.needs_you import NeedsYouChanged
+from ito_tui.tui.messages import NeedsYouChanged, Reconnected
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import poll_interval, shell
@@ -145,6 +145,12 @@ class RunsScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         if self.is_mounted and self.fetches:
+            self._fetch()
+
+    def on_reconnected(self, event: Reconnected) -> None:
+        """Connected again in place (ctrl+l): read the list again if it is on screen (a
+        list under another screen reads it when it comes back)."""
+        if self.app.screen is self:
             self._fetch()
 
     def on_needs_you_changed(self, event: NeedsYouChanged) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -21,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Select, Static
 from textual.worker import Worker
@@ -36,6 +34,7 @@ from ito_tui.tui.forms import (
     default_tokens,
     server_errors,
 )
+from ito_tui.tui.messages import RunSubmitted
 from ito_tui.tui.screens.confirm_submit import ConfirmSubmitModal
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.estimate import EstimatePanel
@@ -44,7 +43,7 @@ from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.spec_fields import spec_fields
 
 if TYPE_CHECKING:
-    from ito_tui.contract import Booking, Capabilities, Estimate, Run, TrainingSpec
+    from ito_tui.contract import Booking, Capabilities, Estimate, TrainingSpec
 
 DEBOUNCE_S = 0.35
 """Quiet time after the last change before an estimate is requested."""
@@ -77,12 +76,6 @@ class SpecFormScreen(Screen[None]):
             tooltip="Back to the bookings; nothing is sent",
         ),
     ]
-
-    @dataclass
-    class RunSubmitted(Message):
-        """The backend accepted the run (202)."""
-
-        run: Run
 
     def __init__(self, booking: Booking, *, values: FormValues | None = None) -> None:
         super().__init__()
@@ -350,7 +343,7 @@ class SpecFormScreen(Screen[None]):
             self._server[""] = f"Not submitted: {safe(exc)}"
         else:
             # Stays `submitting`: this form is done; the app moves on to the run.
-            self.post_message(self.RunSubmitted(run))
+            self.post_message(RunSubmitted(run))
             return
         self.submitting = False
         self._show_errors(self._client_errors())

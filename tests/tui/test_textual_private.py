@@ -1,0 +1,163 @@
+"""What `ito_tui/tui/textual_private.py` relies on in Textual is still there and still works.
+
+Each test names what would break silently on an upgrade: the quiet driver would stop
+reading keys (or poll again), a burst of keys would be sent out of order, the terminal
+title and desktop notifications would stop. They are the only tests that name Textual's
+private attributes; every other test goes through `textual_private`'s public helpers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import inspect
+import os
+import re
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.app import App
+from textual.drivers.headless_driver import HeadlessDriver
+from textual.message_pump import MessagePump
+
+from ito_tui.tui import textual_private
+from ito_tui.tui.textual_private import (
+    TEXTUAL_VERSION,
+    KeysInOrder,
+    QuietLinuxDriver,
+    with_terminal,
+    write_to_terminal,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+REPLACED = {
+    # QuietLinuxDriver.run_input_thread replaces this one whole: a change in it (a new
+    # sequence handled, a fix) is one the quiet driver does not have. Read it, port it,
+    # then record the new digest.
+    "textual.drivers.linux_driver.LinuxDriver.run_input_thread": "d796af6d69db337d",
+    # KeysInOrder wraps this one: it relies on priority bindings running in it and on the
+    # key being forwarded to the focused widget from it (`Key.is_forwarded`).
+    "textual.app.App.on_event": "3dbf14d694916fe3",
+}
+
+
+def _digest(qualified: str) -> str:
+    module_name, owner_name, function_name = qualified.rsplit(".", 2)
+    owner = getattr(importlib.import_module(module_name), owner_name)
+    source = inspect.getsource(getattr(owner, function_name))
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def test_the_module_names_the_textual_it_is_pinned_to() -> None:
+    # A bump of the pin must come with a look at this module (and this constant).
+    pins = {
+        path: re.search(r"textual==([0-9.]+)", (ROOT / path).read_text())
+        for path in ("constraints.txt", "pyproject.toml")
+    }
+    assert {path: m.group(1) if m else None for path, m in pins.items()} == {
+        "constraints.txt": TEXTUAL_VERSION,
+        "pyproject.toml": TEXTUAL_VERSION,
+    }
+    assert f"Textual {TEXTUAL_VERSION}" in (textual_private.__doc__ or "")
+
+
+@pytest.mark.parametrize("qualified", sorted(REPLACED))
+def test_what_it_replaces_or_wraps_is_the_code_it_was_written_against(qualified: str) -> None:
+    assert _digest(qualified) == REPLACED[qualified], f"{qualified} changed in Textual"
+
+
+def test_the_private_names_it_uses_exist_with_the_signatures_used() -> None:
+    from textual._parser import ParseError
+    from textual._xterm_parser import XTermParser
+    from textual.drivers.linux_driver import LinuxDriver
+
+    assert issubclass(ParseError, Exception)
+    assert list(inspect.signature(XTermParser).parameters) == ["debug"]
+    parser = XTermParser(False)
+    assert callable(parser.feed) and callable(parser.tick)
+    assert list(inspect.signature(LinuxDriver).parameters) == ["app", "debug", "mouse", "size"]
+    assert callable(LinuxDriver.process_message)
+    assert isinstance(events.Key("a", "a").is_forwarded, bool)
+    assert inspect.signature(MessagePump.call_later).return_annotation in (bool, "bool")
+    assert KeysInOrder.on_event is not App.on_event
+
+
+async def test_write_to_terminal_reaches_the_driver_of_a_running_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `App._driver` renamed, or its `write` gone, would silently drop every terminal
+    # title and desktop notification.
+    written: list[str] = []
+    real_write = HeadlessDriver.write
+
+    def write(self: HeadlessDriver, data: str) -> None:
+        written.append(data)
+        real_write(self, data)
+
+    monkeypatch.setattr(HeadlessDriver, "write", write)
+    app: App[None] = App()
+    write_to_terminal(app, "\x1b]2;before the driver starts\x07")  # no driver yet: dropped
+    async with app.run_test():
+        write_to_terminal(app, "\x1b]9;ito: test\x07")
+    assert "\x1b]9;ito: test\x07" in written
+    assert not any("before the driver" in w for w in written)
+
+
+def test_a_stand_in_app_gets_a_terminal_through_the_public_helper() -> None:
+    written: list[str] = []
+
+    class StandIn:
+        pass
+
+    app: Any = with_terminal(StandIn(), written.append)
+    write_to_terminal(app, "\x1b]2;ito\x07")
+    assert written == ["\x1b]2;ito\x07"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a Linux terminal driver")
+async def test_the_quiet_driver_reads_keys_and_stops_when_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its input thread on a pipe standing in for the terminal (async: a driver is made in
+    # a running loop): a key written arrives as a Key event; setting the exit event wakes
+    # the thread (it blocks without a timeout while no key arrives) and it ends.
+    read_fd, write_fd = os.pipe()
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTSTP, signal.SIGCONT)}
+    stdin = os.fdopen(os.dup(read_fd), "r")
+    monkeypatch.setattr(sys, "__stdin__", stdin)
+    try:
+        driver = QuietLinuxDriver(App(), mouse=False, size=(80, 24))
+        got: list[object] = []
+        arrived = threading.Event()
+
+        def collect(message: object) -> None:
+            got.append(message)
+            arrived.set()
+
+        monkeypatch.setattr(driver, "process_message", collect)
+        thread = threading.Thread(target=driver.run_input_thread, daemon=True)
+        thread.start()
+        os.write(write_fd, b"x")
+        assert arrived.wait(5), "no event from the input thread"
+        # Past the settling ticks after that key, the thread waits without a timeout: only
+        # the exit event's byte on the wake pipe can end that wait.
+        await asyncio.sleep(textual_private.SETTLE_S + 0.3)
+        driver.exit_event.set()
+        thread.join(5)
+        assert not thread.is_alive(), "the input thread did not stop when told"
+        keys = [m for m in got if isinstance(m, events.Key)]
+        assert [k.key for k in keys] == ["x"]
+        driver.close()
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        stdin.close()
+        os.close(read_fd)
+        os.close(write_fd)
