@@ -1,0 +1,61 @@
+"""A backend's words that look like markup open in full literally: Enter on the log line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+
+from ito_tui.tui.screens.event_line import EventLineScreen, line_of
+from ito_tui.tui.widgets.eventlog import EventLogView
+
+from .conftest import Tampered
+
+pytestmark = pytest.mark.faults
+REASON = (
+    "[bold]curated[/bold] data: the 150M ladder pre-check is only for custom data, "
+    "[link=https://example.invalid]see the runbook[/link] \x1b]2;owned\x07 end-of-reason"
+)
+"""Markup, a link and a terminal title escape in a reason: longer than the log's pane at
+120 columns, shorter than the log's bound on a line (240 characters)."""
+
+
+async def test_enter_opens_a_markup_looking_line_in_full_and_literal(
+    tampered: Any, tmp_path: Path
+) -> None:
+    t: Tampered = tampered(speed=300_000.0)
+
+    def hook(envelope: dict[str, Any]) -> dict[str, Any]:
+        if envelope.get("type") == "stage.skipped":
+            return {**envelope, "data": {**envelope["data"], "reason": REASON}}
+        return envelope
+
+    t.tamper.event_hook(hook)
+    run_id = await start_run(t.url, "happy")
+    app, client = live_app(t.url, run_id, tmp_path)
+    async with client, app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
+        screen = pipeline_of(app)
+        await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
+        await pilot.press("3", "slash", *"end-of-reason", "enter")
+        log = screen.query_one(EventLogView)
+        await wait_for(pilot, lambda: log.selected is not None and log.search, 5, "the search")
+        log.focus()
+        await pilot.pause()
+        selected = log.selected
+        assert selected is not None and selected.type == "stage.skipped"
+        # The pane cuts it: the end of the reason is not on the log's line.
+        assert "end-of-reason" not in str(log.render())
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EventLineScreen), 5, "the line")
+        opened = app.screen
+        assert isinstance(opened, EventLineScreen)
+        text = str(opened.query_one("#event-line-text").render())
+        # Whole and literal: the brackets are text, the escape made visible, nothing cut.
+        assert "[bold]curated[/bold]" in text and "[link=https://example.invalid]" in text
+        assert text.endswith("end-of-reason") and "\x1b" not in text and "\x07" not in text
+        assert opened.query_one("#event-line-text").size.height >= 2  # wrapped, not cut
+        await pilot.press("c")
+        assert app.clipboard == line_of(selected) and "[bold]curated[/bold]" in app.clipboard
