@@ -1,0 +1,86 @@
+"""Ctrl+L reconnects in place, against a real desk_sim on 127.0.0.1: the operator stays on
+the screen they were on, and that screen follows (or fetches) again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.worker import Worker, WorkerState
+
+from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.pipeline import PipelineScreen
+
+from .pipeline_live import live_app, start_run, wait_for
+
+SPEED = 2000.0
+"""Fast enough for events every few hundred ms, slow enough that the run outlives the test."""
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+def stream_worker(screen: PipelineScreen) -> Worker[Any] | None:
+    """The run screen's running stream worker (Textual's public worker manager)."""
+    return next(
+        (
+            w
+            for w in screen.workers
+            if w.group == "pipeline-stream" and w.state == WorkerState.RUNNING
+        ),
+        None,
+    )
+
+
+async def test_ctrl_l_on_a_run_keeps_its_screen_and_follows_it_again(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    sim = sim_factory(scenario="happy", speed=SPEED)
+    run_id = await start_run(sim.url, "happy")
+    app, _client = live_app(sim.url, run_id, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PipelineScreen), what="run screen")
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        await wait_for(pilot, lambda: screen.tracker.last_seq > 0, what="the first events")
+        before = stream_worker(screen)
+        assert before is not None
+        stack = list(app.screen_stack)
+
+        await pilot.press("ctrl+l")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.session.operator is not None and stream_worker(screen) not in (None, before)
+            ),
+            what="the run followed again after reconnecting",
+        )
+        assert app.screen is screen and list(app.screen_stack) == stack
+        assert not any(isinstance(s, BookingsScreen) for s in app.screen_stack)
+        assert before.state == WorkerState.CANCELLED  # one stream at a time
+        seq = screen.tracker.last_seq
+        await wait_for(pilot, lambda: screen.tracker.last_seq > seq, what="new events")
+        assert app.session.connection == "live" and screen.run_id == run_id
+
+
+async def test_ctrl_l_on_the_picker_reads_the_bookings_again(sim: Any, tmp_path: Path) -> None:
+    app, _client = live_app(sim.url, "bookings", tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded,
+            what="the bookings",
+        )
+        picker = app.screen
+        assert isinstance(picker, BookingsScreen)
+        picker.bookings = []  # what a fetch after the reconnect fills again
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: bool(picker.bookings), what="the bookings again")
+        assert app.screen is picker and app.session.connection == "live"
