@@ -43,3 +43,29 @@ async def test_the_counter_and_the_badges_are_never_cut(width: int) -> None:
         header.needs_you, header.needs_you_left_s = 0, None
         await pilot.pause()
         assert "need" not in str(header.render())
+
+
+class LiveHeaderApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield HeaderStrip(
+            backend_host="ito-backend.example.internal:8741",
+            operator="alice",
+            connection="live",
+            demo=True,
+            title="run_7f3a9c0d12ab",
+        )
+
+
+async def test_the_host_gives_way_before_the_run_id_and_the_connection() -> None:
+    app = LiveHeaderApp()
+    async with app.run_test(size=(80, 5)) as pilot:
+        header = app.query_one(HeaderStrip)
+        header.needs_you, header.needs_you_left_s = 1, 161.0
+        await pilot.pause()
+        text = str(header.render())
+        # The host goes first; the run id, the operator and `● live` stay whole, uncut.
+        assert "ito-backend" not in text and "…" not in text, text
+        assert "run_7f3a9c0d12ab · alice · ● live" in text and text.endswith("DEMO "), text
+        await pilot.resize_terminal(120, 5)
+        await pilot.pause()
+        assert "ito-backend.example.internal:8741 · alice · ● live" in str(header.render())

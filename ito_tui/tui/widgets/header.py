@@ -7,8 +7,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ito_tui.format import duration
 from ito_tui.textsafe import visible
-from ito_tui.tui.widgets.runfmt import duration
 
 _CONNECTION_STYLES = (
     ("live", "$gate-passed", "●"),
@@ -37,7 +37,8 @@ class HeaderStrip(Widget):
 
     `needs_you` pending proposals across every run show as `⚠ 2 need you · 2m41s`, the
     time being the nearest expiry (`needs_you_left_s`; the app refreshes it). Like the
-    badges, that counter is never cut: the rest of the line gives way.
+    badges, that counter is never cut: the rest of the line gives way, the backend host
+    first, then the operator, so the title (a run id) and the connection state stay.
     """
 
     DEFAULT_CSS = """
@@ -81,15 +82,6 @@ class HeaderStrip(Widget):
         self.set_reactive(HeaderStrip.read_only, read_only)
 
     def render(self) -> Content:
-        style, glyph = connection_style(self.connection)
-        left: list[str | tuple[str, str]] = [(" ito ", "bold $primary")]
-        if self.title:
-            left += ["· ", (visible(self.title), "bold"), " "]
-        left += ["· ", (visible(self.backend_host) or "no backend", "$foreground")]
-        if self.operator:
-            left += [" · ", (visible(self.operator), "$foreground")]
-        left += [" · ", (f"{glyph} {visible(self.connection)}", style)]
-        content = Content.assemble(*left)
         badges: list[Content] = []
         if self.needs_you:
             badges.append(
@@ -101,13 +93,33 @@ class HeaderStrip(Widget):
             badges.append(Content.styled(" READ-ONLY ", "bold reverse $needs-human"))
         if self.demo:
             badges.append(Content.styled(" DEMO ", "bold reverse $demo"))
+        badge = Content(" ").join(badges)
+        room = self.size.width - (badge.cell_length + 1 if badges else 0)
+        # What gives way on a narrow terminal, first to last: the backend host, then the
+        # operator, then the end of the line. The title (the screen, a run id) and the
+        # connection state stay as long as anything can.
+        for shown in (("host", "operator"), ("operator",), ()):
+            content = self._left(shown)
+            if content.cell_length <= room:
+                break
         if not badges:
             return content
         # Badges are never cut off: the rest gives way on a narrow terminal.
-        badge = Content(" ").join(badges)
-        room = max(0, self.size.width - badge.cell_length - 1)
-        content = content.truncate(room, ellipsis=True, pad=True)
+        content = content.truncate(max(0, room), ellipsis=True, pad=True)
         return Content.assemble(content, " ", badge)
+
+    def _left(self, shown: tuple[str, ...]) -> Content:
+        """The line before the badges, with the optional parts in `shown`."""
+        style, glyph = connection_style(self.connection)
+        left: list[str | tuple[str, str]] = [(" ito ", "bold $primary")]
+        if self.title:
+            left += ["· ", (visible(self.title), "bold"), " "]
+        if "host" in shown:
+            left += ["· ", (visible(self.backend_host) or "no backend", "$foreground"), " "]
+        if self.operator and "operator" in shown:
+            left += ["· ", (visible(self.operator), "$foreground"), " "]
+        left += ["· ", (f"{glyph} {visible(self.connection)}", style)]
+        return Content.assemble(*left)
 
 
 def needs_you_text(count: int, left_s: float | None) -> str:
