@@ -1,5 +1,5 @@
-"""A proposal (and a gate's verdict) in words, the same in the CLI and the TUI by
-construction.
+"""A proposal, a gate's verdict and the spec's field names in words, the same in the CLI
+and the TUI by construction.
 
 A person approves or rejects a proposal from `ito-tui proposals show` / `approve` /
 `reject` or from the TUI's modal. Both take every word from here: the kind's title and
@@ -9,12 +9,17 @@ action words (`proposal_words`), the evidence, the action and the cost (`evidenc
 A gate result is written as the statement it tests, `62.972 (needs >= 65.1) FAIL`
 (`gate_result_text`), never `62.972 >= 65.1 FAIL`, which reads as a true statement marked
 false. Each kind has its own words: a budget extension is never called a restart, and a cost
-counts lost steps only where steps can be lost. Backend strings are made safe to show
+counts lost steps only where steps can be lost. A backend's refusal or validation error
+names the API's fields (`Raise budget_usd …`); `name_fields` writes them as the person
+typed them: the flag in the CLI (`--budget-usd`, `SPEC_FLAGS`), the form's label in the
+TUI (`Budget USD`, `SPEC_LABELS`). Backend strings are made safe to show
 (control characters visible, see `textsafe`), never interpreted. Pure: no I/O, no UI.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -235,3 +240,47 @@ def gate_result_text(r: GateResult, *, verdict: bool = False) -> str:
         f"(needs {visible(str(r.comparator))} {general(r.threshold, 6)})"
     )
     return text + (" pass" if r.passed else " FAIL") if verdict else text
+
+
+SPEC_FLAGS: dict[str, str] = {
+    "booking_id": "--booking",
+    "model_size": "--model-size",
+    "data_ref": "--data",
+    "data_kind": "--data-kind",
+    "target_capability": "--target",
+    "budget_usd": "--budget-usd",
+    "post_training": "--post-training",
+    "target_tokens": "--tokens",
+    "seq_len": "--seq-len",
+}
+"""The CLI flag that sets each TrainingSpec field."""
+SPEC_LABELS: dict[str, str] = {
+    "booking_id": "Booking",
+    "model_size": "Model size",
+    "data_ref": "Data",
+    "data_kind": "Data kind",
+    "target_capability": "Target",
+    "budget_usd": "Budget USD",
+    "post_training": "Post-train",
+    "target_tokens": "Tokens",
+    "seq_len": "Seq length",
+}
+"""The TUI form's label of each TrainingSpec field."""
+_FIELD_NAME = re.compile(r"\b(?:spec\.|body\.)?(" + "|".join(SPEC_FLAGS) + r")\b")
+
+
+def name_fields(text: str, names: Mapping[str, str]) -> str:
+    """`text` (made safe) with each spec field's API name written as `names` calls it:
+    `Raise budget_usd to …` is `Raise --budget-usd to …` (`SPEC_FLAGS`) or `Raise Budget
+    USD to …` (`SPEC_LABELS`)."""
+    return _FIELD_NAME.sub(lambda m: names.get(m.group(1), m.group(1)), visible(text))
+
+
+def field_name(loc: object, names: Mapping[str, str]) -> str:
+    """The name of the spec field a validation error's `loc` points at (`--model-size`);
+    the loc as dotted text when it names none."""
+    parts = [str(p) for p in loc] if isinstance(loc, list | tuple) else [str(loc)]
+    for part in reversed(parts):
+        if part in names:
+            return names[part]
+    return visible(".".join(p for p in parts if p not in ("body", "spec")))

@@ -6,7 +6,7 @@ import argparse
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ito_tui.format import ends_in, general, integer, starts_in, usd
+from ito_tui.format import MISSING, ends_in, general, integer, starts_in, usd
 
 from .context import Context
 from .output import safe, schema_help
@@ -61,7 +61,7 @@ def booking_row(b: Booking) -> list[str]:
         fabric,
         window(b),
         usd(b.price_usd_per_gpu_hour),
-        safe(b.active_run_id) if b.active_run_id else "-",
+        safe(b.active_run_id) if b.active_run_id else MISSING,
     ]
 
 

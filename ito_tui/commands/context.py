@@ -12,6 +12,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ito_tui.describe import SPEC_FLAGS, field_name, name_fields
+
 from .exitcodes import ExitCode
 from .output import Output, safe
 
@@ -153,8 +155,7 @@ def report_error(out: Output, exc: BaseException) -> ExitCode | None:
     if isinstance(exc, e.ValidationFailed):
         out.error(f"invalid request: {safe(exc)}")
         for fe in exc.errors:
-            loc = ".".join(str(p) for p in fe.loc)
-            out.info(f"  {safe(loc)}: {safe(fe.msg)}")
+            out.info(f"  {field_name(fe.loc, SPEC_FLAGS)}: {name_fields(fe.msg, SPEC_FLAGS)}")
         return ExitCode.USAGE
     if isinstance(exc, e.NotFound):
         out.error(safe(exc))
@@ -170,11 +171,12 @@ def report_error(out: Output, exc: BaseException) -> ExitCode | None:
 
 
 def print_refusals(out: Output, refusals: Any, *, err: bool = False) -> None:
-    """Each refusal's code, reason, field and suggestion, on stderr or stdout."""
+    """Each refusal's code, reason, field and suggestion, on stderr or stdout; the spec's
+    fields named by their flags (`Raise --budget-usd to …`, not `budget_usd`)."""
     write = out.info if err else out.line
     for r in refusals or []:
         code = out.style(safe(r.code), "red", "bold", err=err)
-        field = f" [{safe(r.field)}]" if r.field else ""
-        write(f"  refused {code}{field}: {safe(r.reason)}")
+        field = f" [{field_name(r.field.split('.'), SPEC_FLAGS)}]" if r.field else ""
+        write(f"  refused {code}{field}: {name_fields(r.reason, SPEC_FLAGS)}")
         if r.suggestion:
-            write(f"    suggestion: {safe(r.suggestion)}")
+            write(f"    suggestion: {name_fields(r.suggestion, SPEC_FLAGS)}")

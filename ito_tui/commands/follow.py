@@ -20,6 +20,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from ito_tui.describe import proposal_words
 from ito_tui.format import stage_label, usd
 
 from .context import CommandError, Context
@@ -138,7 +139,7 @@ def _until_pending(ctx: Context, state: RunState, until: Until) -> int | None:
         return None
     pid = state.pending_proposals[0]
     prop = state.proposals.get(pid)
-    kind = f" ({safe(prop.kind)})" if prop is not None else ""
+    kind = f" ({proposal_words(prop.kind).short})" if prop is not None else ""
     ctx.out.info(
         f"--until proposal: proposal {safe(pid)}{kind} waits for a decision; review with "
         f"`ito-tui proposals {safe(state.run_id)}`"

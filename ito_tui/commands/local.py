@@ -1,11 +1,14 @@
 """Commands that run something locally: the TUI, the demo, the browser server, the simulator.
 
-Each imports its implementation lazily inside the handler, so the headless
-commands never load textual, uvicorn or the simulator. The simulator and the
-browser mode are optional extras of the package (`demo`, `serve`): their
-commands check for them by name first and, when one is missing, exit 2 with
-the command that installs it. `contract` prints the OpenAPI document shipped
-in the package, so it needs neither.
+`tui`, `demo` and `serve` are registered here (the command line is parsed in one
+place) but open a front end: their `frontend` default names it and `ito_tui/cli.py`,
+the one layer above both `commands` and `tui`, opens it (the subcommands never import
+the TUI: pyproject.toml's layers contract). The simulator (`backend`) is imported
+lazily inside its handler, so the headless commands never load uvicorn or the
+simulator. The simulator and the browser mode are optional extras of the package
+(`demo`, `serve`): their commands check for them by name first (`require_extras`)
+and, when one is missing, exit 2 with the command that installs it. `contract`
+prints the OpenAPI document shipped in the package, so it needs neither.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui tui\n  ito-tui --backend https://ito.example tui --read-only",
     )
     p.add_argument("--read-only", action="store_true", help="browse only: no submit or decisions")
-    p.set_defaults(handler=cmd_tui)
+    p.set_defaults(frontend="tui")
 
     p = sub.add_parser(
         "demo",
@@ -66,7 +69,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         help=f"simulated seconds per wall second (default: {DEMO_SPEED:g}, an hour a second)",
     )
     p.add_argument("--read-only", action="store_true", help="browse only: no submit or decisions")
-    p.set_defaults(handler=cmd_demo)
+    p.set_defaults(frontend="demo")
 
     p = sub.add_parser(
         "serve",
@@ -85,7 +88,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         action="store_true",
         help="allow binding a non-loopback interface (no authentication: anyone can connect)",
     )
-    p.set_defaults(handler=cmd_serve)
+    p.set_defaults(frontend="serve")
 
     p = sub.add_parser(
         "backend",
@@ -104,18 +107,6 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         epilog="examples:\n  ito-tui contract > openapi.json",
     )
     p.set_defaults(handler=cmd_contract)
-
-
-def cmd_tui(ctx: Context) -> int:
-    """Open the TUI (lazy: textual is imported only here)."""
-    try:
-        settings = ctx.settings
-    except CommandError as exc:
-        ctx.out.error(str(exc))
-        return int(exc.code)
-    from ito_tui.tui import run_tui
-
-    return int(run_tui(settings, read_only=bool(getattr(ctx.args, "read_only", False))) or 0)
 
 
 def _installed(module: str) -> bool:
@@ -144,41 +135,6 @@ def require_extras(command: str, *extras: str) -> None:
         f"(with pipx: pipx install --force '{spec}'; with uv: uv tool install --force '{spec}')",
         ExitCode.USAGE,
     )
-
-
-def cmd_demo(ctx: Context) -> int:
-    """Open the TUI on a simulated backend child process."""
-    try:
-        require_extras("demo", "demo")
-        settings = ctx.settings
-    except CommandError as exc:
-        ctx.out.error(str(exc))
-        return int(exc.code)
-    if ctx.args.read_only:
-        import dataclasses
-
-        settings = dataclasses.replace(settings, read_only=True)
-    from ito_tui.tui.demo import run_demo
-
-    return int(run_demo(ctx.args.scenario, ctx.args.speed, settings) or 0)
-
-
-def cmd_serve(ctx: Context) -> int:
-    """Serve the TUI to a browser (loopback unless --public)."""
-    from ito_tui.tui.serve import backend_configured, run_serve
-
-    try:
-        settings = ctx.settings
-        # Without a configured backend each browser session runs the demo.
-        require_extras(
-            "serve", *(("serve",) if backend_configured(settings) else ("demo", "serve"))
-        )
-    except CommandError as exc:
-        ctx.out.error(str(exc))
-        return int(exc.code)
-
-    port, host, public = ctx.args.port, ctx.args.host, ctx.args.public
-    return int(run_serve(port, host, public=public, settings=settings) or 0)
 
 
 def cmd_backend(ctx: Context) -> int:

@@ -181,24 +181,29 @@ def render_run(out: Output, run: Run) -> None:
     )
     if run.failure is not None:
         out.line(
-            f"  {out.style('failure', 'red', 'bold')}  {safe(run.failure.kind)}: "
+            f"  {out.style('failure', 'red', 'bold')}  {status_label(run.failure.kind)}: "
             f"{safe(run.failure.detail)}"
         )
+    # The stages as the TUI derives them (state.views): `skipped` once known (a spec
+    # without post-training, a failed gate), `paused` while a proposal holds the run.
+    from ito_tui.state import RunState
+    from ito_tui.state.views import stage_views
+
     rows = []
-    for st in run.stages:
+    for st in stage_views(RunState.from_run(run)):
         prog = ""
-        if st.progress is not None and st.progress.total_steps:
-            p = st.progress
-            prog = f"{integer(p.step)}/{integer(p.total_steps)} ({percent(p.frac)})"
-            if p.eta_s is not None and str(st.state) == "running":
-                prog += f" · ETA {duration(p.eta_s)}"
+        p = st.stage.progress if st.stage is not None else None
+        if p is not None and st.total_steps:
+            prog = f"{integer(st.step)}/{integer(st.total_steps)} ({percent(p.frac)})"
+            if st.eta_s is not None and st.status == "running":
+                prog += f" · ETA {duration(st.eta_s)}"
         gate = ""
         if st.gate is not None:
             gate = f"gate {status_label(st.gate.status)}"
             failing = st.gate.failing
             if failing:
                 gate += ": " + ", ".join(gate_result_text(r) for r in failing)
-        rows.append(["  " + stage_label(st.name), state_text(out, st.state), prog, gate])
+        rows.append(["  " + stage_label(st.name), state_text(out, st.status), prog, gate])
     if rows:
         out.table(("  stage", "state", "progress", "gate"), rows)
     for pid in run.pending_proposal_ids:

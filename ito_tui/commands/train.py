@@ -14,6 +14,7 @@ import uuid
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from ito_tui.describe import SPEC_FLAGS, field_name
 from ito_tui.format import usd
 
 from .bookings import NO_BOOKING_HINT
@@ -161,6 +162,19 @@ def build_spec(ctx: Context, caps: Capabilities) -> TrainingSpec:
     ]
     if missing:
         raise CommandError(f"missing {', '.join(missing)}", ExitCode.USAGE)
+    # The form's own checks and words (`Use a number and M or B, e.g. 8B`), under the flag.
+    from ito_tui.spec_checks import check_data_ref, check_model_size
+
+    problems = [
+        f"{flag}: {message}"
+        for flag, message in (
+            ("--model-size", check_model_size(a.model_size)),
+            ("--data", check_data_ref(a.data)),
+        )
+        if message
+    ]
+    if problems:
+        raise CommandError("invalid spec: " + safe("; ".join(problems)), ExitCode.USAGE)
     fields: dict[str, Any] = {
         "booking_id": a.booking,
         "model_size": a.model_size,
@@ -182,7 +196,7 @@ def build_spec(ctx: Context, caps: Capabilities) -> TrainingSpec:
         return TrainingSpec(**fields)
     except ValidationError as exc:
         lines = [
-            f"--{'-'.join(str(p) for p in err['loc'])}: {err['msg']}"
+            f"{field_name(err['loc'], SPEC_FLAGS)}: {err['msg']}"
             for err in exc.errors(include_url=False, include_input=False)
         ]
         raise CommandError("invalid spec: " + safe("; ".join(lines)), ExitCode.USAGE) from None

@@ -196,7 +196,7 @@ class IncidentFlow(OutcomeFlow):
                     "limit_s": SLO_RESUME_S,
                 },
             )
-        self.set_state("running", f"resumed from step {to_step}")
+        self.set_state("running", f"resumed from step {int(to_step):,}")
         self.arm_quantum()
 
     # ------------------------------------------------------------ loss spikes

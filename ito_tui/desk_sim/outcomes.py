@@ -76,7 +76,7 @@ class OutcomeFlow(TrainingFlow):
         to_step = proposal["action"]["rollback_to_step"]
         self.set_state(
             "recovering",
-            f"rolling back to step {to_step} and skipping "
+            f"rolling back to step {int(to_step):,} and skipping "
             f"{proposal['action']['skip_batches']} batches",
         )
         self.schedule(RESTORE_S, "rollback_done", proposal_id=proposal["proposal_id"])
@@ -89,7 +89,7 @@ class OutcomeFlow(TrainingFlow):
         self.badput("restart", RESTORE_S)
         train["step"] = float(to_step)
         self.progress()
-        self.set_state("running", f"resumed from step {to_step}")
+        self.set_state("running", f"resumed from step {to_step:,}")
         self.arm_quantum()
 
     # ------------------------------------------------------------ budget
@@ -126,7 +126,8 @@ class OutcomeFlow(TrainingFlow):
         budget = Decimal(self.s["budget"])
         if frac >= 1.0:
             self.finish_failed(
-                "budget_exhausted", f"spend reached the budget ceiling of ${money(budget)}"
+                "budget_exhausted",
+                f"spend reached the budget ceiling of ${Decimal(money(budget)):,}",
             )
             return
         self.s["warned"].append(frac)
@@ -144,8 +145,8 @@ class OutcomeFlow(TrainingFlow):
                 self.create_proposal(
                     "extend_budget",
                     trigger={
-                        "reason": f"projected spend ${money(projected)} exceeds the "
-                        f"${money(budget)} budget at the current throughput"
+                        "reason": f"projected spend ${Decimal(money(projected)):,} exceeds the "
+                        f"${Decimal(money(budget)):,} budget at the current throughput"
                     },
                     action={"extra_budget_usd": money(extra)},
                     impact={

@@ -6,15 +6,16 @@ say why a value is wrong as the user types.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import cache
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from ito_tui.spec_checks import check_data_ref as check_data_ref
+from ito_tui.spec_checks import check_model_size as check_model_size
+from ito_tui.spec_checks import params_of
 from ito_tui.textsafe import visible
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ CUSTOM_DATA_NOTE = (
     "that the data is worth a full run."
 )
 
-_SCHEMES = ("s3://", "hf://", "catalog://", "file:///")
 _SUFFIX = {"K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
 _REFUSAL_FIELDS = {
     "memory.": "model_size",
@@ -57,48 +57,6 @@ _REFUSAL_FIELDS = {
     "budget.": "budget_usd",
     "booking.": "booking_id",
 }
-
-
-@cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    # The contract is imported on first use, not when the app starts (first paint).
-    from ito_tui.contract import DATA_REF_PATTERN, MODEL_SIZE_PATTERN
-
-    return re.compile(MODEL_SIZE_PATTERN), re.compile(DATA_REF_PATTERN)
-
-
-def _params(model_size: str) -> float:
-    from ito_tui.contract import model_params
-
-    return model_params(model_size)
-
-
-def check_model_size(text: str) -> str | None:
-    """Why `text` is not a model size, or None."""
-    value = text.strip()
-    if not value:
-        return "Required: a size such as 8B or 150M."
-    if not _patterns()[0].match(value):
-        return "Use a number and M or B, e.g. 8B, 1.5B, 150M."
-    if _params(value) <= 0:
-        return "Must be more than zero."
-    return None
-
-
-def check_data_ref(text: str) -> str | None:
-    """Why `text` is not a data reference, or None."""
-    value = text.strip()
-    if not value:
-        return "Required: s3://…, hf://org/ds@rev, catalog://name@version or file:///…"
-    if not value.startswith(_SCHEMES):
-        return "Scheme must be s3://, hf://, catalog:// or file:///"
-    if not _patterns()[1].match(value):
-        if value.startswith("hf://"):
-            return "Use hf://org/dataset or hf://org/dataset@revision"
-        if value.startswith("catalog://"):
-            return "Use catalog://name@version"
-        return "Not a valid reference (no spaces; a path after the scheme)."
-    return None
 
 
 def parse_budget(text: str, ceiling: Decimal | None) -> tuple[Decimal | None, str | None]:
@@ -141,7 +99,7 @@ def default_tokens(model_size: str) -> int | None:
     """The backend's default target: 20 tokens per parameter."""
     if check_model_size(model_size) is not None:
         return None
-    return int(20 * _params(model_size.strip()))
+    return int(20 * params_of(model_size.strip()))
 
 
 @dataclass(frozen=True)

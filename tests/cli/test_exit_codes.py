@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 
 import pytest
@@ -35,7 +36,14 @@ def test_failed_gate_exits_3(cli, sim, as_alice) -> None:
     run_id = next(line for line in r.out.splitlines() if line.startswith("run_"))
     assert cli("watch", run_id).code == 3  # a finished run: exits with its outcome at once
     status = cli("status", run_id)
-    assert status.code == 0 and "gate_failed" in status.out and "mid_train" in status.out
+    assert status.code == 0 and "gate failed" in status.out and "mid-train" in status.out
+    # A failed benchmark reads as what it needed, never as `62.972 >= 65.1 FAIL` (a true
+    # statement marked false); the stages after the failed gate are skipped, as in the TUI.
+    assert re.search(
+        r"mid-train +FAILED .* gate FAILED: mmlu acc_5shot [\d.]+ \(needs >= ", status.out
+    )
+    assert not re.search(r"\d (>=|<=|>|<) \d", status.out + r.out)
+    assert re.search(r"long-context +skipped", status.out)
 
 
 def test_refused_submission_exits_9_with_the_reason(cli, sim, as_alice) -> None:
