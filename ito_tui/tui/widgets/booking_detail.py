@@ -10,8 +10,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.format import general
-from ito_tui.tui.format import ends_in, safe, starts_in, usd
+from ito_tui.format import ends_in, general, starts_in, usd
+from ito_tui.textsafe import safe
 from ito_tui.tui.session import utc_now
 
 if TYPE_CHECKING:
