@@ -53,6 +53,10 @@ class RunTracker:
         self.log = EventLog(log_capacity)
         self._logged = 0
         """The highest seq offered to the log."""
+        self._last_x: float | None = None
+        """The x (`ts`, seconds) of the newest sample in the bank: markers go there."""
+        self._sample_seq = 0
+        """The seq of the newest sample in the bank: one at or below it is there already."""
         self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
         """Every chart marker (x, label), kept to re-mark a bank a backfill rebuilds."""
 
@@ -97,13 +101,15 @@ class RunTracker:
             return EVERYTHING
         telemetry = False
         sample = getattr(event, "data", None)
-        if isinstance(sample, TelemetrySample):
-            # Keyed by the sample's own `ts`, like a `GET /telemetry` backfill, so live
-            # and backfilled samples share one x axis (event `sim_ts` has no page twin).
-            self.bank.ingest(sample)
+        # Keyed by the sample's own `ts` (`_ingest`), like a `GET /telemetry` backfill, so
+        # live and backfilled samples share one x axis (event `sim_ts` has no page twin).
+        # A page fetched after the snapshot may already hold the samples the stream then
+        # sends: by their seq, they are not drawn twice (nor marked "x went back").
+        if isinstance(sample, TelemetrySample) and sample.seq > self._sample_seq:
+            self._ingest(sample)
             telemetry = True
         labels = event_markers(before, after, event)
-        at = self._newest_x() if labels else None
+        at = self._last_x if labels else None
         if at is not None:
             for label in labels:
                 self._mark(at, label)
@@ -128,6 +134,8 @@ class RunTracker:
         """
         self.state = rebased(self.state, run)
         self._logged = self.state.last_seq
+        # Samples are numbered from there too (a fresh backfill then replaces the bank).
+        self._sample_seq = min(self._sample_seq, self.state.last_seq)
         return EVERYTHING
 
     def seed(self, run: Run) -> Changes:
@@ -148,28 +156,26 @@ class RunTracker:
         """
         if fresh:
             self.bank = TelemetryBank()
-        bank = self.bank
-        last_x = self._newest_x()
-        added = 0
+            self._last_x, self._sample_seq = None, 0
+        count = self.bank.samples
         for sample in sorted(samples, key=lambda s: s.seq):
-            x = sample.ts.timestamp()
-            if last_x is None or x > last_x:
-                bank.ingest(sample, x)
-                last_x = x
-                added += 1
+            if sample.seq > self._sample_seq:
+                self._ingest(sample)
+        added = self.bank.samples - count
         if fresh:
             for x, label in self._markers:
-                bank.add_marker(x, label)
+                self.bank.add_marker(x, label)
         return changes(telemetry=fresh or added > 0)
+
+    def _ingest(self, sample: TelemetrySample) -> None:
+        x = sample.ts.timestamp()
+        self.bank.ingest(sample, x)
+        self._sample_seq = sample.seq
+        self._last_x = x if self._last_x is None else max(x, self._last_x)
 
     def _mark(self, x: float, label: str) -> None:
         self._markers.append((x, label))
         self.bank.add_marker(x, label)
-
-    def _newest_x(self) -> float | None:
-        """The x of the bank's newest sample (every metric shares the sample's `ts`)."""
-        xs = [s.last_x for s in self.bank.series.values() if s.last_x is not None]
-        return max(xs) if xs else None
 
     # ------------------------------------------------------------ views
 

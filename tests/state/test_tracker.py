@@ -120,6 +120,10 @@ def test_a_resync_at_or_below_the_last_seq_rebases_through_feed() -> None:
     # Events numbered from there apply rather than look like replays.
     changes = tracker.feed(ev("stage.started", 13, {"stage": "mid_train", "total_steps": 9}))
     assert changes and tracker.state.current_stage == "mid_train"
+    # Its samples too, though the bank holds samples numbered up to 40 (the old history).
+    count = tracker.bank["loss"].count
+    assert tracker.feed(ev("telemetry", 14, telemetry_data(14, 140))).telemetry
+    assert tracker.bank["loss"].count == count + 1
 
 
 def test_a_resync_ahead_reseeds_and_repaints_everything() -> None:
@@ -137,3 +141,15 @@ def test_seed_and_rebase_say_what_changed() -> None:
     assert tracker.seed(Run.model_validate(run_snapshot(last_seq=31))) == EVERYTHING
     assert tracker.rebase(Run.model_validate(run_snapshot(last_seq=5))) == EVERYTHING
     assert tracker.last_seq == 5
+
+
+def test_live_samples_a_backfill_already_holds_are_not_drawn_twice() -> None:
+    # The page is fetched after the snapshot (seq 7): it holds samples the stream sends next.
+    tracker = RunTracker(Run.model_validate(run_snapshot(last_seq=7)))
+    tracker.backfill([sample(seq, seq * 10) for seq in range(1, 11)])
+    for seq in range(8, 13):
+        changes = tracker.feed(ev("telemetry", seq, telemetry_data(seq, seq * 10)))
+        assert changes.run and changes.telemetry == (seq > 10)
+    loss = tracker.bank["loss"]
+    assert loss.count == 12 and loss.markers == ()  # no "x went back"
+    assert tracker.state.telemetry is not None and tracker.state.telemetry.step == 120
