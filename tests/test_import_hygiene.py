@@ -1,15 +1,19 @@
-"""Layering, checked at run time: headless modules never pull in textual or rich.
+"""Layering, checked at run time: headless modules never pull in textual or rich, and the
+TUI and the subcommands never import each other (cli.py, above both, opens the TUI).
 
 Each module is imported in a fresh interpreter so nothing imported by another
 test can mask a violation (the same check as harlequin's import-hygiene test).
+pyproject.toml's import-linter contracts check the same statically (tests/test_quality.py).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -120,9 +124,8 @@ def test_a_command_line_loads_the_subcommands_it_names(
     code = (
         "import json, sys\n"
         "from ito_tui import cli\n"
-        "from ito_tui.commands import local\n"
         "opened = []\n"
-        "local.cmd_tui = lambda ctx: opened.append(ctx.args.backend) or 0\n"
+        "cli.FRONTENDS['tui'] = lambda ctx: opened.append(ctx.args.backend) or 0\n"
         f"cli.main({argv!r})\n"
         "print('RESULT', json.dumps([opened, sorted(sys.modules)]))\n"
     )
@@ -156,3 +159,66 @@ def test_a_token_from_the_environment_loads_no_keyring() -> None:
         env=env,
     )
     assert out.stdout.strip() == "[]"
+
+
+PACKAGE = Path(__file__).resolve().parents[1] / "ito_tui"
+
+
+def _imported_by(path: Path) -> set[str]:
+    """Every module `path` imports, at any depth of the file (lazy imports in functions too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("commands", ("ito_tui.tui", "ito_tui.cli")),
+        ("tui", ("ito_tui.commands", "ito_tui.cli")),
+    ],
+)
+def test_the_tui_and_the_subcommands_never_import_each_other(
+    package: str, forbidden: tuple[str, ...]
+) -> None:
+    # Issue 17: `tui` and `commands` are siblings under cli.py (which opens the TUI for
+    # `tui`, `demo` and `serve`); commands/local.py had imported the TUI in its handlers.
+    offenders = {
+        str(path.relative_to(PACKAGE.parent)): sorted(
+            m for m in _imported_by(path) if any(m == f or m.startswith(f + ".") for f in forbidden)
+        )
+        for path in sorted((PACKAGE / package).rglob("*.py"))
+    }
+    assert {path: found for path, found in offenders.items() if found} == {}
+
+
+def test_opening_the_tui_from_the_command_line_goes_through_cli() -> None:
+    # `ito-tui tui --read-only` is dispatched by cli.py; the subcommands module that
+    # registers it never loads the TUI.
+    code = (
+        "import json, sys\n"
+        "from ito_tui import cli\n"
+        "opened = []\n"
+        "cli.FRONTENDS['tui'] = lambda ctx: opened.append(ctx.args.read_only) or 0\n"
+        "code = cli.main(['--backend', 'http://127.0.0.1:9', 'tui', '--read-only'])\n"
+        "print('RESULT', json.dumps([code, opened, sorted(sys.modules)]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    result = next(line for line in out.stdout.splitlines() if line.startswith("RESULT "))
+    code_, opened, loaded = json.loads(result.removeprefix("RESULT "))
+    assert (code_, opened) == (0, [True])
+    assert [m for m in loaded if m.startswith("ito_tui.tui")] == []
