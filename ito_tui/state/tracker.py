@@ -49,7 +49,7 @@ class RunTracker:
 
     def __init__(self, run: str | Run, *, log_capacity: int = 2000) -> None:
         self.state = RunState.from_run(run) if isinstance(run, Run) else RunState.empty(run)
-        self.bank = TelemetryBank()
+        self._bank = TelemetryBank()
         self.log = EventLog(log_capacity)
         self._logged = 0
         """The highest seq offered to the log."""
@@ -59,6 +59,12 @@ class RunTracker:
         """The seq of the newest sample in the bank: one at or below it is there already."""
         self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
         """Every chart marker (x, label), kept to re-mark a bank a backfill rebuilds."""
+
+    @property
+    def bank(self) -> TelemetryBank:
+        """The charts' history (read-only: `backfill(fresh=True)` is how it is replaced,
+        which keeps the markers and the sample numbering in step with it)."""
+        return self._bank
 
     @property
     def run_id(self) -> str:
@@ -155,7 +161,7 @@ class RunTracker:
         gaps or overlaps with what the old bank holds); the chart markers are kept.
         """
         if fresh:
-            self.bank = TelemetryBank()
+            self._bank = TelemetryBank()
             self._last_x, self._sample_seq = None, 0
         count = self.bank.samples
         for sample in sorted(samples, key=lambda s: s.seq):
