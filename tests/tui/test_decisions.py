@@ -86,7 +86,7 @@ async def test_backend_text_in_a_decision_is_shown_literally_and_inert() -> None
         await pilot.pause(0.2)
         decided = str(app.screen.query_one("#proposal-decided", Static).render())
         assert decided == (
-            "Decided: REJECTED by [i]mallory[/i] at 2026-11-29 11:56:00 UTC. "
+            "Decided: REJECTED by [i]mallory[/i] at 11:56:00 UTC. "
             "Comment: [bold]x[/] ␛[31mred␛[0m\nsecond line"
         )
         text = screen_text(pilot)
@@ -245,9 +245,9 @@ async def test_a_decided_proposal_opens_as_its_record_with_the_loss_before_the_a
             for part in ("title", "paused", "why", "cost", "decided")
         )
         assert title.startswith("Proposal prop_4be1c07a93d2_2 · Roll back and skip batches")
-        assert asked == "Asked 2026-11-29 10:25:00 UTC; the run was paused while it waited."
+        assert asked == "Asked 10:25:00 UTC; the run was paused while it waited."
         assert decided == (
-            "Decided: REJECTED by bob at 2026-11-29 10:26:00 UTC. "
+            "Decided: REJECTED by bob at 10:26:00 UTC. "
             "Comment: spike is a bad shard, skipping it is enough"
         )
         assert why.endswith("step 10,871 · loss 3.159 · z 14.8 · window 128 steps")

@@ -16,6 +16,7 @@ from textual.widgets import Button, Static
 
 from ito_tui.client import ItoClient
 from ito_tui.contract import Proposal
+from ito_tui.format import when
 from ito_tui.tui.screens.decisions import DecisionsScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import RunsScreen
@@ -144,7 +145,7 @@ async def test_two_operators_on_two_runs_the_trail_shows_who_decided_when(
         at = trail[prop_b.proposal_id].decided_at
         assert at is not None
         assert decided == (
-            f"Decided: REJECTED by bob at {at:%Y-%m-%d %H:%M:%S} UTC. "
+            f"Decided: REJECTED by bob at {when(at, modal.now())}. "
             "Comment: bad shard [bold]x[/] ␛[31m"
         )
         # The loss window ends at the ask: what the operator decided on.
