@@ -12,13 +12,16 @@ import pytest
 from pydantic import SecretStr
 
 from ito_tui.client import ItoClient
+from ito_tui.tui import make_app
 from ito_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
+from .pipeline_fakes import NOW, FakeClient, runs_list
 from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
-from .shell_helpers import screen_text
+from .shell_helpers import isolated_user_dirs, screen_text, settings  # noqa: F401
 
 SIZES = {
     (80, 24): ({"-narrow", "-short"}, 40, 2),
@@ -93,3 +96,27 @@ async def test_the_classes_follow_a_resize(sim_factory: Callable[..., Any], tmp_
         await pilot.pause(0.3)
         assert screen.has_class("-very-tall") and not screen.has_class("-narrow")
         assert screen.query_one("#left").outer_size.width == 64
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_the_footer_keeps_quit_and_help_at_80_columns(width: int) -> None:
+    app = make_app(
+        settings(backend_url="http://127.0.0.1:8741"),
+        FakeClient(summaries=runs_list()[1:]),  # none waits: no `p Review proposal`
+        clock=lambda: NOW,
+        start="runs",
+    )
+    async with app.run_test(size=(width, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.fetches)
+        await pilot.pause()
+        palette = app.screen.query_one("FooterKey.-command-palette")
+        keys = {
+            str(getattr(key, "description", "")): key.region
+            for key in app.screen.query("FooterKey")
+            if not key.has_class("-command-palette")
+        }
+        # Whole, left of the palette key: the runs list's own keys, then Quit and Help.
+        for name in ("Filter", "Refresh", "Decisions", "Quit", "Help"):
+            assert keys[name].right <= palette.region.x, (name, keys[name], palette.region)
+        # The compact form (`s Filter`, no padding) only below 100 columns (` s Filter `).
+        assert keys["Filter"].width == (len("s Filter") if width < 100 else len(" s Filter "))
