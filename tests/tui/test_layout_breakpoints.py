@@ -14,13 +14,15 @@ from pydantic import SecretStr
 from ito_tui.client import ItoClient
 from ito_tui.tui import make_app
 from ito_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
-from .pipeline_fakes import NOW, FakeClient, runs_list
+from .pipeline_fakes import NOW, FakeRunClient, runs_list
 from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from .shell_fakes import FakeShellClient
 from .shell_helpers import isolated_user_dirs, screen_text, settings  # noqa: F401
 
 SIZES = {
@@ -102,7 +104,7 @@ async def test_the_classes_follow_a_resize(sim_factory: Callable[..., Any], tmp_
 async def test_the_footer_keeps_quit_and_help_at_80_columns(width: int) -> None:
     app = make_app(
         settings(backend_url="http://127.0.0.1:8741"),
-        FakeClient(summaries=runs_list()[1:]),  # none waits: no `p Review proposal`
+        FakeRunClient(summaries=runs_list()[1:]),  # none waits: no `p Review proposal`
         clock=lambda: NOW,
         start="runs",
     )
@@ -120,3 +122,21 @@ async def test_the_footer_keeps_quit_and_help_at_80_columns(width: int) -> None:
             assert keys[name].right <= palette.region.x, (name, keys[name], palette.region)
         # The compact form (`s Filter`, no padding) only below 100 columns (` s Filter `).
         assert keys["Filter"].width == (len("s Filter") if width < 100 else len(" s Filter "))
+
+
+@pytest.mark.parametrize("size", [(120, 40), (200, 50)])
+async def test_the_booking_detail_is_on_screen_beside_or_under_the_table(
+    size: tuple[int, int],
+) -> None:
+    app = make_app(settings(backend_url="http://127.0.0.1:8741"), FakeShellClient())
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        await pilot.pause(0.2)
+        table = app.screen.query_one("#bookings-table").region
+        detail = app.screen.query_one("#bookings-detail").region
+        if size[0] >= 160:  # beside the table, with most of the width (it was pushed off)
+            assert table.right <= detail.x and detail.right <= size[0]
+            assert detail.width >= size[0] // 2
+        else:  # under it
+            assert detail.y >= table.bottom and detail.width == size[0]
+        assert detail.height >= 20
