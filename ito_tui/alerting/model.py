@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ito_tui.describe import KIND_TITLES as KIND_HEADINGS
-from ito_tui.format import percent, special_duration
+from ito_tui.format import duration, percent, stage_label, usd
 from ito_tui.redaction import redact_secrets
 from ito_tui.textsafe import one_line
 
@@ -35,7 +35,6 @@ __all__ = [
     "Channel",
     "Severity",
     "alert_for",
-    "minutes",
     "rfc3339",
 ]
 
@@ -168,7 +167,7 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
             "gate_failed",
             state.run_id,
             "Gate failed",
-            f"{run}: {one_line(str(gate.stage))} gate failed ({failing}); the run was stopped.",
+            f"{run}: {stage_label(gate.stage)} gate failed ({failing}); the run was stopped.",
             "error",
             **{**common, "stage": str(gate.stage)},
         )
@@ -177,17 +176,21 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
             "budget",
             state.run_id,
             "Budget warning",
-            f"{run}: ${data.usd_spent:,.0f} of ${data.budget_usd:,.0f} spent "
+            f"{run}: {usd(data.usd_spent)} of {usd(data.budget_usd)} spent "
             f"(≥ {percent(data.threshold_frac)}).",
             **common,
         )
     if event.type == "slo.breached" and data is not None:
-        limit = "detect < 10 min" if str(data.slo) == "detect" else "resume < 15 min"
+        limit = (
+            f"detect < {duration(600)}"
+            if str(data.slo) == "detect"
+            else f"resume < {duration(900)}"
+        )
         return Alert(
             "slo",
             state.run_id,
             "SLO breached",
-            f"{run}: fault {one_line(str(data.slo))} took {minutes(data.value_s)} ({limit}).",
+            f"{run}: fault {one_line(str(data.slo))} took {duration(data.value_s)} ({limit}).",
             **common,
         )
     node = _node_failed(event, data)
@@ -247,8 +250,3 @@ def _proposed(kind: str) -> str:
     if title is None:
         return f"{one_line(kind)} proposed"
     return f"the backend proposes to {title[0].lower()}{title[1:]}"
-
-
-def minutes(seconds: float) -> str:
-    """`21 min`, as the SLO limits are worded; NaN, ∞ or `>999d` when not a real time."""
-    return special_duration(seconds) or f"{seconds / 60:.0f} min"

@@ -34,9 +34,10 @@ import statistics
 from collections import deque
 from typing import TYPE_CHECKING
 
+from ito_tui.format import duration
 from ito_tui.textsafe import one_line
 
-from .model import Alert, minutes
+from .model import Alert
 
 if TYPE_CHECKING:
     from ito_tui.contract import EventBase
@@ -150,7 +151,7 @@ def silent_alert(state: RunState, stall_after_s: float) -> Alert:
         "silent",
         state.run_id,
         "Run silent",
-        f"{one_line(state.run_id)}: no progress for {minutes(stall_after_s)} while "
+        f"{one_line(state.run_id)}: no progress for {duration(stall_after_s)} while "
         "the backend is connected; it has not reported a fault.",
         stage=state.current_stage,
         seq=state.last_seq,

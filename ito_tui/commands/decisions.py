@@ -15,6 +15,9 @@ import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ito_tui.describe import proposal_words
+from ito_tui.format import MISSING
+
 from .context import Context
 from .ids import complete_ids
 from .output import safe, schema_help
@@ -80,13 +83,13 @@ HEADERS = ("proposal", "run", "kind", "status", "decided by", "when (UTC)", "com
 def decision_row(ctx: Context, p: Proposal) -> list[str]:
     """One table row: who decided and when; expiry names itself as the decider."""
     expired = str(p.status) == "expired"
-    by = safe(p.decided_by) if p.decided_by else "(expiry)" if expired else "–"
+    by = safe(p.decided_by) if p.decided_by else "(expiry)" if expired else MISSING
     at = p.decided_at or (p.expires_at if expired else None)
-    when = f"{at.astimezone(UTC):%Y-%m-%d %H:%M:%S}" if at is not None else "–"
+    when = f"{at.astimezone(UTC):%Y-%m-%d %H:%M:%S}" if at is not None else MISSING
     return [
         safe(p.proposal_id),
         safe(p.run_id),
-        safe(p.kind),
+        proposal_words(p.kind).short,
         state_text(ctx.out, p.status),
         by,
         when,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from ito_tui.format import usd
 from ito_tui.spec_checks import check_data_ref as check_data_ref
 from ito_tui.spec_checks import check_model_size as check_model_size
 from ito_tui.spec_checks import params_of
@@ -73,7 +74,7 @@ def parse_budget(text: str, ceiling: Decimal | None) -> tuple[Decimal | None, st
     if amount.as_tuple().exponent < -2:  # type: ignore[operator]  # exponent is int for finite values
         return None, "At most two decimals (cents)."
     if ceiling is not None and amount > ceiling:
-        return None, f"The backend allows at most ${ceiling:,.2f}."
+        return None, f"The backend allows at most {usd(ceiling)}."
     return amount, None
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import sim_config
 
 from ito_tui.alerting import RunsWatcher
 from ito_tui.client import AuthError
 from ito_tui.desk_sim import create_app
 from tests.faults.tamper import Tamper
+from tests.support.servers import sim_config
 
 from .live import BOOKINGS, connect, hang_pretrain, start_run, until
 from .test_watcher import Recorder, watching
@@ -45,7 +45,7 @@ async def test_a_run_that_stops_progressing_while_connected_is_silent_once(
     (silent,) = seen.of("silent")
     assert (silent.run_id, silent.stage) == (run_id, "pretrain")
     assert silent.summary == (
-        f"{run_id}: no progress for 10 min while the backend is connected; "
+        f"{run_id}: no progress for 10m00s while the backend is connected; "
         "it has not reported a fault."
     )
 
