@@ -31,12 +31,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     startup.pause()  # no cyclic collection while the command loads (see ito_tui/startup.py)
     startup.no_pydantic_plugins()
     try:
-        return _main(argv)
+        return dispatch(argv)
     finally:
         startup.resume()
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def dispatch(argv: Sequence[str] | None) -> int:
+    """Parse `argv` (default: sys.argv[1:]) and run what it names; `main` without the
+    start-up pause of the cyclic collector."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     named = subcommand(args_list)
     parser = build_parser(commands=named is not None, only=named or None)

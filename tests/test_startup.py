@@ -57,13 +57,13 @@ def test_main_returns_with_collection_on(
     argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seen: list[bool] = []
-    original = cli._main
+    original = cli.dispatch
 
     def spy(args: list[str]) -> int:
         seen.append(gc.isenabled())
         return original(args)
 
-    monkeypatch.setattr(cli, "_main", spy)
+    monkeypatch.setattr(cli, "dispatch", spy)
     cli.main(argv)
     assert seen == [False], "the command loaded with collection paused"
     assert gc.isenabled()

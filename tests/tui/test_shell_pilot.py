@@ -29,6 +29,7 @@ from ito_tui.tui.session import TokenCell
 from ito_tui.tui.widgets.estimate import EstimatePanel
 from ito_tui.tui.widgets.field_row import FieldRow
 from ito_tui.tui.widgets.header import HeaderStrip
+from tests.support.toasts import record_toasts
 
 from .shell_helpers import (
     MemoryKeyring,
@@ -90,12 +91,14 @@ async def fresh_estimate(pilot: Any, form: SpecFormScreen) -> EstimatePanel:
 async def test_login_flow_keeps_the_token_in_the_keyring_only(
     sim: Any,
     memory_keyring: MemoryKeyring,  # noqa: F811  (the fixture imported above)
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cell = TokenCell(
         loader=partial(auth.get_token, sim.url), saver=partial(auth.store_token, sim.url)
     )
     client = client_for(sim.url, cell)
     app = make_app(settings(backend_url=sim.url), client, token=cell)
+    toasts = record_toasts(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LoginModal), what="login modal")
         field = app.screen.query_one("#login-token", Input)
@@ -115,7 +118,7 @@ async def test_login_flow_keeps_the_token_in_the_keyring_only(
         assert memory_keyring.store == {("ito-tui", auth.account_for(sim.url)): sim.token}
         header = app.screen.query_one(HeaderStrip)
         assert header.operator == sim.operator and header.demo
-        shown = screen_text(pilot) + " ".join(str(n.message) for n in app._notifications)
+        shown = screen_text(pilot) + " ".join(toasts)
         assert sim.token not in shown and "wrong-token" not in shown
 
 

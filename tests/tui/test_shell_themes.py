@@ -8,7 +8,6 @@ import importlib
 import pkgutil
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.binding import Binding
@@ -26,6 +25,7 @@ from ito_tui.tui.themes import (
     load_themes,
     parse_theme_file,
 )
+from tests.support.toasts import record_toasts
 
 from .shell_fakes import NOW, FakeShellClient
 from .shell_helpers import isolated_user_dirs, settings, wait_for  # noqa: F401
@@ -118,31 +118,18 @@ async def test_user_theme_from_the_config_dir_and_a_broken_one_falls_back(
     (themes_dir / "bad.toml").write_text("name = 'bad'\n")
     monkeypatch.setattr("ito_tui.paths.themes_dir", lambda: themes_dir)
     app = make_app(settings(theme="night"), FakeShellClient(), clock=lambda: NOW)
-    shown = toasts(app, monkeypatch)
+    shown = record_toasts(app, monkeypatch)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.theme == "night"
         assert any("bad.toml" in message for message in shown)
 
     app = make_app(settings(theme="no-such-theme"), FakeShellClient(), clock=lambda: NOW)
-    shown = toasts(app, monkeypatch)
+    shown = record_toasts(app, monkeypatch)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.theme == "ito-dark"
         assert any("no-such-theme" in message for message in shown)
-
-
-def toasts(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The messages of the toasts `app` raises from now on (through the public `notify`)."""
-    shown: list[str] = []
-    notify = app.notify
-
-    def recording(message: str, **kwargs: Any) -> None:
-        shown.append(message)
-        notify(message, **kwargs)
-
-    monkeypatch.setattr(app, "notify", recording)
-    return shown
 
 
 async def test_no_color_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,6 @@ the table as drawn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -20,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
@@ -29,7 +27,8 @@ from textual.worker import Worker
 from ito_tui.format import duration, fixed, general
 from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
-from ito_tui.tui.screens.connect import Connected, connection_step
+from ito_tui.tui.messages import BookingChosen, Connected, Reconnected, RunChosen
+from ito_tui.tui.screens.connect import connection_step
 from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.booking_detail import BookingDetail, ssh_command, unavailable_reason
 from ito_tui.tui.widgets.header import HeaderStrip
@@ -127,18 +126,6 @@ class BookingsScreen(Screen[None]):
         ),
     ]
 
-    @dataclass
-    class BookingChosen(Message):
-        """A completed, idle booking was chosen for a new run."""
-
-        booking: Booking
-
-    @dataclass
-    class RunChosen(Message):
-        """The run holding a busy booking was chosen (to watch it)."""
-
-        run_id: str
-
     def __init__(self, *, highlight: str | None = None) -> None:
         super().__init__()
         self.bookings: list[Booking] = []
@@ -211,6 +198,10 @@ class BookingsScreen(Screen[None]):
         self.post_message(outcome)
         if isinstance(outcome, Connected):
             await self._load()
+
+    def on_reconnected(self, event: Reconnected) -> None:
+        """Connected again in place (ctrl+l): fetch the bookings again."""
+        self.action_refresh()
 
     def action_refresh(self) -> None:
         """Fetch bookings (one request at a time; a new press replaces an old one)."""
@@ -340,7 +331,7 @@ class BookingsScreen(Screen[None]):
                 "opening that run.",
                 markup=False,
             )
-            self.post_message(self.RunChosen(booking.active_run_id))
+            self.post_message(RunChosen(booking.active_run_id))
             return
         if shell(self).session.read_only:
             self.notify("Read-only mode: starting runs is disabled.", severity="warning")
@@ -351,7 +342,7 @@ class BookingsScreen(Screen[None]):
                 f"Cannot train on this booking: {reason}.", severity="warning", markup=False
             )
             return
-        self.post_message(self.BookingChosen(booking))
+        self.post_message(BookingChosen(booking))
 
     def action_copy_ssh(self) -> None:
         booking = self.current()
