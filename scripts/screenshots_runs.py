@@ -20,7 +20,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # the fakes import test helpers as pytest puts them
 # The operator's own settings file must not change the pictures.
 os.environ["ITO_CONFIG_FILE"] = os.devnull
 # Nor its state dir: the app remembers the alerts it sent there (alerting/ledger.py).
@@ -34,7 +33,7 @@ from ito_tui.tui.session import TokenCell  # noqa: E402
 from tests.tui.pipeline_fakes import (  # noqa: E402 - after the path tweak
     NOW,
     RUN_ID,
-    FakeClient,
+    FakeRunClient,
     pretrain_script,
     runs_list,
 )
@@ -47,7 +46,7 @@ SHOTS: list[tuple[str, str, bool]] = [
 
 
 async def shoot(out: Path, name: str, start: str, spike: bool, size: tuple[int, int]) -> None:
-    client = FakeClient(script=pretrain_script(spike=spike).events, summaries=runs_list())
+    client = FakeRunClient(script=pretrain_script(spike=spike).events, summaries=runs_list())
     from pydantic import SecretStr
 
     app = make_app(

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     )
 
     from .api import ItoClient
-    from .stream import ConnectionState, EventStream
+    from .connection import ConnectionState
+    from .stream import EventStream
 
 __all__ = ["EventFeed", "ItoApi"]
 

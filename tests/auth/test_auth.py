@@ -12,8 +12,7 @@ from keyrings.alt.file import PlaintextKeyring
 from pydantic import SecretStr
 
 from ito_tui import auth
-
-from .conftest import MemoryKeyring
+from tests.support.keyring import MemoryKeyring
 
 pytestmark = pytest.mark.keyring
 URL = "http://127.0.0.1:8741"

@@ -20,8 +20,7 @@ import keyring
 import pytest
 
 from ito_tui.cli import main
-
-from .fake_keyring import CLASS_PATH, ENV, FileKeyring
+from tests.support.keyring import CLASS_PATH, ENV, FileKeyring
 
 TESTS_DIR = Path(__file__).resolve().parents[1]
 ITO_TUI = Path(sys.executable).parent / "ito-tui"

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import sim_config
 
 from ito_tui.desk_sim import create_app
 from tests.faults.tamper import Tamper
+from tests.support.servers import sim_config
 
 from .conftest import subprocess_env
 from .shells import complete_in

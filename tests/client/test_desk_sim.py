@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
-from simproc import SimProcess
 
 from ito_tui.client import (
     AuthError,
@@ -27,6 +26,7 @@ from ito_tui.client import (
     StreamPolicy,
 )
 from ito_tui.contract import EventBase, TrainingSpec, event_to_json
+from tests.simproc import SimProcess
 
 from .tcpproxy import TcpProxy
 

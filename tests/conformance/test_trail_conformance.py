@@ -8,7 +8,6 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from client import samples
 from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -18,6 +17,7 @@ from starlette.routing import Route
 from ito_tui.client import ItoClient
 from ito_tui.client.conformance_checks import check_backend
 from ito_tui.contract import TrainingSpec
+from tests.client import samples
 
 from .brokenserver import CAPABILITIES
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from state.sequence import run_snapshot, telemetry_data
 
 from ito_tui.contract import EventParseError, Run, TelemetrySample, parse_event
 from ito_tui.contract.events import TelemetryEvent
+from tests.state.sequence import run_snapshot, telemetry_data
 
 NONFINITE = ["NaN", "Infinity", "-Infinity"]
 

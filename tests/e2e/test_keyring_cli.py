@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SimHandle
+
+from tests.support.servers import SimHandle
 
 from .conftest import ITO_TUI, isolated_env
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import sim_config
 
 from ito_tui.desk_sim import SimConfig, create_app
+from tests.support.servers import sim_config
 
 from .tamper import Tamper
 

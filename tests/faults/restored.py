@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from client import samples
-from client.fakeserver import Conn, FakeServer, Received
-
 from ito_tui.contract import event_to_json, make_event
+from tests.client import samples
+from tests.client.fakeserver import Conn, FakeServer, Received
 
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 TS = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from textual.widgets import TabbedContent
-from tui.pipeline_live import (
+
+from tests.tui.pipeline_live import (
     capture_titles,
     has_pipeline,
     live_app,

@@ -20,11 +20,11 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from client.fakeserver import Conn, FakeServer, Handler, Received
-from client.samples import run as sample_run
 from pydantic import SecretStr
 
 from ito_tui.client import ItoClient, ProtocolError, RetryPolicy
+from tests.client.fakeserver import Conn, FakeServer, Handler, Received
+from tests.client.samples import run as sample_run
 
 from .hostile import run_cli
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from textual.binding import Binding
 from textual.screen import Screen
-from tui.pipeline_live import live_app, pipeline_of, start_run, wait_for
 
 import ito_tui.tui.screens as screens_pkg
 from ito_tui.tui.app import ItoApp
 from ito_tui.tui.screens.proposal import ProposalModal
+from tests.tui.pipeline_live import live_app, pipeline_of, start_run, wait_for
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 DECIDING = re.compile(r"approv|reject|confirm|overrid|continu|resum|proceed|force|skip_gate", re.I)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from tui.pipeline_live import start_run
 
 from ito_tui.client import ItoClient
+from tests.tui.pipeline_live import start_run
 
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli

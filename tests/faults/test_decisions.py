@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from tui.pipeline_live import start_run
 
 from ito_tui.client import Conflict, ItoClient, RetryPolicy, ValidationFailed
 from ito_tui.contract import Proposal
+from tests.tui.pipeline_live import start_run
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 ROUNDS = 20

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tui.pipeline_live import start_run
 
 from ito_tui.commands.output import MAX_CELL, cell_width
+from tests.tui.pipeline_live import start_run
 
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli

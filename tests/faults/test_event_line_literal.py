@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from ito_tui.tui.screens.event_line import EventLineScreen, line_of
 from ito_tui.tui.widgets.eventlog import EventLogView
+from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from .conftest import Tampered
 

@@ -7,9 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli.test_commands import SPEC
 from pydantic import SecretStr
-from tui.pipeline_live import (
+
+from ito_tui.client import ItoClient
+from ito_tui.tui.screens.proposal import ProposalModal
+from tests.cli.test_commands import SPEC
+from tests.tui.pipeline_live import (
     capture_titles,
     has_pipeline,
     live_app,
@@ -17,10 +20,7 @@ from tui.pipeline_live import (
     start_run,
     wait_for,
 )
-from tui.shell_helpers import screen_text
-
-from ito_tui.client import ItoClient
-from ito_tui.tui.screens.proposal import ProposalModal
+from tests.tui.shell_helpers import screen_text
 
 from .conftest import Tampered
 from .hostile import MARKUP, POISON, VISIBLE, poison, raw_controls, run_cli

@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 import pytest
-from tui.pipeline_live import start_run
 
 from ito_tui.commands import watchfmt
+from tests.tui.pipeline_live import start_run
 
 from .conftest import Tampered
 from .hostile import run_cli

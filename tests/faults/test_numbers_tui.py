@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 from textual.widgets import TabbedContent
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.widgets.sparkline import NAN_GLYPH, POS_INF_GLYPH, TextSparkline
+from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from .conftest import Tampered
 from .numbers import as_strings, diverge, everywhere, nulls

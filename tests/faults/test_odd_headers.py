@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client.fakeserver import Conn, FakeServer, Received
 from pydantic import SecretStr
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from ito_tui.client import BackendUnavailable, ItoClient, RetryPolicy
+from tests.client.fakeserver import Conn, FakeServer, Received
+from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from tui.pipeline_live import start_run
 
 from ito_tui.client import ConnectionState, ItoClient
 from ito_tui.contract import EventBase
+from tests.tui.pipeline_live import start_run
 
 from .conftest import Tampered
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
-from tui.shell_helpers import screen_text
 
 from ito_tui import logs, paths
 from ito_tui.config import Settings
 from ito_tui.redaction import REDACTED
+from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.shell_helpers import screen_text
 
 from .conftest import Tampered
 from .hostile import TEXT_KEYS, run_cli

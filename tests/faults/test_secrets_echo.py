@@ -11,18 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client.fakeserver import capabilities_body
-from conftest import sim_config
 from pydantic import SecretStr
 from starlette.types import ASGIApp, Receive, Scope, Send
-from tui.pipeline_live import (
-    capture_titles,
-    has_pipeline,
-    live_app,
-    pipeline_of,
-    start_run,
-    wait_for,
-)
 
 from ito_tui.client import (
     AuthError,
@@ -34,6 +24,16 @@ from ito_tui.client import (
 )
 from ito_tui.desk_sim import create_app
 from ito_tui.tui.alerts import Alerter
+from tests.client.fakeserver import capabilities_body
+from tests.support.servers import sim_config
+from tests.tui.pipeline_live import (
+    capture_titles,
+    has_pipeline,
+    live_app,
+    pipeline_of,
+    start_run,
+    wait_for,
+)
 
 from .tamper import Tamper
 

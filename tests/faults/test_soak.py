@@ -22,8 +22,11 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from simproc import SimProcess
-from tui.pipeline_live import (
+
+from ito_tui.client import ItoClient
+from ito_tui.state import RunTracker
+from tests.simproc import SimProcess
+from tests.tui.pipeline_live import (
     has_pipeline,
     live_app,
     pipeline_of,
@@ -31,9 +34,6 @@ from tui.pipeline_live import (
     start_run,
     wait_for,
 )
-
-from ito_tui.client import ItoClient
-from ito_tui.state import RunTracker
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 

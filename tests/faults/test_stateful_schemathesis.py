@@ -24,13 +24,13 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 import schemathesis
-from conftest import TOKENS, ServerThread
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
-from sim.test_schemathesis import CHECKS
 
 from ito_tui.desk_sim import SimConfig, create_app, openapi_document
 from ito_tui.desk_sim.openapi import LINKS
+from tests.sim.test_schemathesis import CHECKS
+from tests.support.servers import TOKENS, ServerThread
 
 pytestmark = pytest.mark.faults
 

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client import samples
-from client.conftest import envelope, sse
-from client.fakeserver import Conn, FakeServer, Received
 from pydantic import SecretStr
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from ito_tui.client import ConnectionState, ItoClient
 from ito_tui.contract import EventBase, event_to_json, make_event
+from tests.client import samples
+from tests.client.conftest import envelope, sse
+from tests.client.fakeserver import Conn, FakeServer, Received
+from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli

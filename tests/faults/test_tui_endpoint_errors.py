@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import sim_config
 from starlette.types import ASGIApp
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from ito_tui.desk_sim import create_app
 from ito_tui.tui.screens.error import ErrorScreen
+from tests.support.servers import sim_config
+from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from .tamper import Tamper
 from .test_secrets_echo import TOKEN, Echo

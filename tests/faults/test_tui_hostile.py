@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.screens.login import LoginModal
+from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from .conftest import Tampered
 

@@ -15,13 +15,13 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from client import samples
-from client.fakeserver import Conn, FakeServer, Received
 from pydantic import SecretStr
-from tui.pipeline_live import start_run
 
 from ito_tui.client import ItoClient, ProtocolError, RetryPolicy
 from ito_tui.contract import TrainingSpec
+from tests.client import samples
+from tests.client.fakeserver import Conn, FakeServer, Received
+from tests.tui.pipeline_live import start_run
 
 from .conftest import Tampered
 from .hostile import run_cli

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from conftest import SimHandle
 
 from ito_tui.contract import parse_event
+from tests.support.servers import SimHandle
 
 from .helpers import create_run, key, read_events, spec, wait_for
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from simproc import SimProcess
+
+from tests.simproc import SimProcess
 
 from .helpers import REFERENCE_SPEC, read_events, seqs, wait_for
 

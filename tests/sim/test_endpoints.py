@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import SimHandle
 
 from ito_tui.contract import Booking, Capabilities, Estimate, Problem, Run, RunSummary, WhoAmI
+from tests.support.servers import SimHandle
 
 from .helpers import REFERENCE_SPEC, create_run, key, spec, wait_for
 

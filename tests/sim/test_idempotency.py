@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import SimHandle
+
+from tests.support.servers import SimHandle
 
 from .helpers import REFERENCE_SPEC, create_run, spec, wait_for
 

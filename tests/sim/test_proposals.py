@@ -6,9 +6,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import SimHandle
 
 from ito_tui.contract import Problem, Proposal, parse_event
+from tests.support.servers import SimHandle
 
 from .helpers import create_run, key, read_events, spec, wait_for
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 import schemathesis
-from conftest import TOKENS, ServerThread
 from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
 from ito_tui.desk_sim import SimConfig, create_app, openapi_document
+from tests.support.servers import TOKENS, ServerThread
 
 pytestmark = pytest.mark.faults
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import SimHandle
 
 from ito_tui.contract import STAGE_ORDER, TERMINAL_EVENT_TYPES, parse_event
+from tests.support.servers import SimHandle
 
 from .helpers import create_run, read_events, seqs, sse_messages, wait_for
 

@@ -14,13 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import SimHandle
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from ito_tui.contract import Page, Run, RunSummary, TelemetryPage
 from ito_tui.desk_sim import routes_desk, routes_runs, sse
 from ito_tui.desk_sim.store import Store
+from tests.support.servers import SimHandle
 
 from .helpers import create_run, read_events, seqs
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import SimHandle
 
 from ito_tui.contract import TelemetryPage
 from ito_tui.desk_sim.store import Store
 from ito_tui.desk_sim.telemetry import telemetry_page
+from tests.support.servers import SimHandle
 
 from .helpers import create_run, wait_for
 

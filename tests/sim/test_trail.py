@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import SimHandle
 
 from ito_tui.contract import Page, Proposal, parse_event
 from ito_tui.desk_sim.store import Store
 from ito_tui.desk_sim.trail import proposals_page
+from tests.support.servers import SimHandle
 
 from .helpers import REFERENCE_SPEC, SMALL_SPEC, create_run, key, read_events, wait_for
 from .test_endpoints import problem

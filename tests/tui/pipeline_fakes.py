@@ -1,35 +1,18 @@
-"""Deterministic data and a fake client for the pipeline snapshot tests (no network).
-
-`FakeClient` implements the part of `ItoClient` the run screens use, returning fixed
-contract models and a scripted event list; it records every decision and cancel it is
-asked for, so tests can assert on what "the backend" received.
+"""Deterministic data for the run screens' tests: run_7f3a9c's snapshot, scripted events
+(a pretrain with telemetry, checkpoints and a fault; a spike and its proposal; a failed
+gate), the runs list, and `FakeRunClient`, the support fake over them (no network).
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from state.sequence import PLAN as SEQUENCE_PLAN
-
-from ito_tui.client import ConnectionState
-from ito_tui.client.errors import Conflict
-from ito_tui.contract import (
-    Capabilities,
-    EventBase,
-    Problem,
-    Proposal,
-    Run,
-    RunSummary,
-    TelemetryPage,
-    TelemetrySample,
-    WhoAmI,
-    make_event,
-)
+from ito_tui.contract import EventBase, Run, RunSummary, make_event
+from tests.state.sequence import PLAN as SEQUENCE_PLAN
+from tests.support.fakes import FakeClient
 
 RUN_ID = "run_7f3a9c"
 BOOKING_ID = "bk_h100_0421"
@@ -339,131 +322,13 @@ def gate_fail_script() -> Script:
     return s
 
 
-StreamState = ConnectionState
-"""The real stream's state, so the screens under test read what a live stream gives them."""
+@dataclass(kw_only=True)
+class FakeRunClient(FakeClient):
+    """`FakeClient` over run_7f3a9c (queued at T0, before any event) at NOW: give it a
+    `script` of events, `summaries` for the runs list, `pending` proposals."""
 
-
-class FakeStream:
-    """Yields the scripted events after `since_seq`, then waits (or ends at a terminal one)."""
-
-    def __init__(
-        self,
-        events: list[EventBase],
-        since: int,
-        on_state: Callable[[Any], None] | None,
-        final: StreamState | None,
-    ) -> None:
-        self._events = [e for e in events if e.seq > since]
-        self._on_state = on_state
-        self._final = final
-        self.state = StreamState()
-
-    def __aiter__(self) -> FakeStream:
-        return self
-
-    async def __anext__(self) -> EventBase:
-        if self._events:
-            event = self._events.pop(0)
-            if self.state.status != "live":
-                self.state = replace(self.state, status="live")
-                if self._on_state:
-                    self._on_state(self.state)
-            return event
-        if self._final is not None and self._on_state:
-            self._on_state(self._final)
-            self._final = None
-        await asyncio.Event().wait()  # a quiet live stream
-        raise StopAsyncIteration
-
-    async def aclose(self) -> None:
-        return None
-
-
-@dataclass
-class FakeClient:
-    """The `ItoClient` surface the run screens use, over fixed data."""
-
-    run_model: Run = field(default_factory=run_snapshot)
-    script: list[EventBase] = field(default_factory=list)
-    pending: list[Proposal] = field(default_factory=list)
-    summaries: list[RunSummary] = field(default_factory=list)
-    conflict_with: Proposal | None = None
-    final_state: StreamState | None = None
-    decisions: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)
-    cancels: list[tuple[str, str | None, str | None]] = field(default_factory=list)
-
-    async def capabilities(self, refresh: bool = False) -> Capabilities:
-        from .shell_fakes import capabilities
-
-        return capabilities()
-
-    async def whoami(self) -> WhoAmI:
-        return WhoAmI(operator="alice")
-
-    async def bookings(self, status: str | None = None, all_pages: bool = True) -> list[Any]:
-        """No bookings: the run screens never show the picker, but the app's connection
-        step (run from the picker's first frame) asks for them."""
-        return []
-
-    async def aclose(self) -> None:
-        return None
-
-    async def run(self, run_id: str) -> Run:
-        return self.run_model
-
-    async def telemetry(
-        self, run_id: str, since_seq: int | None = None, max_points: int | None = None
-    ) -> TelemetryPage:
-        items = [
-            TelemetrySample.model_validate(e.data.model_dump())
-            for e in self.script
-            if e.type == "telemetry" and e.seq <= self.run_model.last_event_seq
-        ]
-        return TelemetryPage(items=items)
-
-    async def proposals(self, run_id: str, status: str | None = None) -> list[Proposal]:
-        return list(self.pending)
-
-    async def runs(
-        self, state: str | None = None, booking_id: str | None = None
-    ) -> list[RunSummary]:
-        return [r for r in self.summaries if state is None or str(r.state) == state]
-
-    def events(
-        self,
-        run_id: str,
-        since_seq: int | None = None,
-        on_state: Callable[[Any], None] | None = None,
-    ) -> FakeStream:
-        return FakeStream(self.script, since_seq or 0, on_state, self.final_state)
-
-    async def approve(
-        self, proposal_id: str, comment: str | None = None, idempotency_key: str | None = None
-    ) -> Proposal:
-        return self._decide("approve", proposal_id, comment, idempotency_key)
-
-    async def reject(
-        self, proposal_id: str, comment: str | None = None, idempotency_key: str | None = None
-    ) -> Proposal:
-        return self._decide("reject", proposal_id, comment, idempotency_key)
-
-    def _decide(self, verb: str, pid: str, comment: str | None, key: str | None) -> Proposal:
-        self.decisions.append((verb, pid, comment, key))
-        if self.conflict_with is not None:
-            problem = Problem(title="Already decided", status=409, code="proposal.already_decided")
-            raise Conflict(
-                "Already decided", current=self.conflict_with, problem=problem, status=409
-            )
-        status = "approved" if verb == "approve" else "rejected"
-        return Proposal.model_validate(
-            proposal_body(status, decided_by="alice", decided_at=NOW.isoformat(), comment=comment)
-        )
-
-    async def cancel_run(
-        self, run_id: str, reason: str | None = None, idempotency_key: str | None = None
-    ) -> Run:
-        self.cancels.append((run_id, reason, idempotency_key))
-        return self.run_model.model_copy(update={"state": "cancelling"})
+    run_model: Run | None = field(default_factory=run_snapshot)
+    now: datetime = NOW
 
 
 def summary(

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
-from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -13,7 +11,6 @@ import pytest
 from pydantic import SecretStr
 from rich.console import Console
 from textual.drivers.headless_driver import HeadlessDriver
-from textual.pilot import Pilot
 
 from ito_tui.client import ItoClient
 from ito_tui.config import Alerts, Settings
@@ -23,6 +20,17 @@ from ito_tui.tui import make_app
 from ito_tui.tui.app import ItoApp
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import TokenCell
+from tests.support.waiting import wait_for
+
+__all__ = [
+    "capture_titles",
+    "has_pipeline",
+    "live_app",
+    "pipeline_of",
+    "record_seqs",
+    "start_run",
+    "wait_for",
+]
 
 
 async def start_run(
@@ -81,21 +89,6 @@ def pipeline_of(app: ItoApp) -> PipelineScreen:
         if isinstance(screen, PipelineScreen):
             return screen
     raise AssertionError(f"no pipeline screen in {app.screen_stack}")
-
-
-async def wait_for(
-    pilot: Pilot[Any],
-    predicate: Callable[[], bool],
-    timeout: float = 30.0,  # noqa: ASYNC109 - a deadline in the app's loop time
-    what: str = "",
-) -> None:
-    """Pump the app until `predicate()` holds (fails the test after `timeout` s)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or predicate}")
-        await pilot.pause(0.05)
 
 
 def record_seqs(screen: PipelineScreen) -> list[int]:

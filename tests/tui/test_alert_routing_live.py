@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults.tamper import Tamper
 from pydantic import SecretStr
 
 from ito_tui.alerting.model import Alert, AlertKind, alert_for
@@ -23,6 +22,7 @@ from ito_tui.state import RunState
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.login import LoginModal
 from ito_tui.tui.screens.runs import RunsScreen
+from tests.faults.tamper import Tamper
 
 from .live_alerts import PROPOSAL_SCALE, alert_app, following
 from .pipeline_live import start_run, wait_for
@@ -131,7 +131,7 @@ async def test_an_alert_goes_out_once_across_a_restart(
 async def test_keys_work_in_order_during_a_burst_of_100_alerts(
     tmp_path: Path, serve_asgi: Callable[[Any], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conftest import sim_config
+    from tests.support.servers import sim_config
 
     tamper = Tamper(create_app(sim_config(tmp_path / "burst.db", speed=2_000.0)))
     url = serve_asgi(tamper)
@@ -209,7 +209,7 @@ async def test_a_failing_command_is_one_toast_whatever_the_alerts(
 async def test_a_token_revoked_under_the_watcher_asks_to_log_in(
     tmp_path: Path, serve_asgi: Callable[[Any], str]
 ) -> None:
-    from conftest import sim_config
+    from tests.support.servers import sim_config
 
     tamper = Tamper(create_app(sim_config(tmp_path / "revoked.db")))
     url = serve_asgi(tamper)

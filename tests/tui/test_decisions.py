@@ -28,8 +28,7 @@ from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.widgets.decision_table import DecisionTable, matches
 from ito_tui.tui.widgets.loss_window import LossWindow
 
-from .decisions_fakes import RUN_A, RUN_B, FakeTrailClient, proposal, trail
-from .shell_fakes import NOW, capabilities
+from .shell_fakes import NOW, RUN_A, RUN_B, FakeTrailClient, capabilities, proposal, trail
 from .shell_helpers import isolated_user_dirs, screen_text, settings, wait_for  # noqa: F401
 
 SIZE = (120, 40)

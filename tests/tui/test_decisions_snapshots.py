@@ -14,12 +14,11 @@ from ito_tui.tui.screens.decisions import DecisionsScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.widgets.loss_window import LossWindow
+from tests.support.apps import SIZE_IDS, SIZES
 
-from .decisions_fakes import FakeTrailClient
-from .shell_fakes import NOW
+from .shell_fakes import NOW, FakeTrailClient
 from .shell_helpers import isolated_user_dirs, settings, wait_for  # noqa: F401
 
-SIZES = [(80, 24), (120, 40)]
 RunBefore = Callable[[Pilot[Any]], Awaitable[None]]
 
 
@@ -45,7 +44,7 @@ def decisions(*keys: str) -> RunBefore:
     return run_before
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_decisions_trail(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the Decisions header, the caption `status: all (s) · run: any · by:
     anyone (f) · 5 of 5 proposals · 1 pending`, and five proposals on three runs, newest
@@ -59,7 +58,7 @@ def test_decisions_trail(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(app, terminal_size=size, run_before=decisions())
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_decisions_filtered_by_operator(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the filter row (`run` empty, `by` = alice) and only alice's two
     decisions, the caption saying `by: alice (f) · 2 of 5 proposals`."""
@@ -68,7 +67,7 @@ def test_decisions_filtered_by_operator(snap_compare: Any, size: tuple[int, int]
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_decided_proposal_record(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see bob's rejection opened from the Decisions screen as its record:
     `Proposal prop_4be1c07a93d2_2 · Roll back and skip batches · run … · REJECTED`, when it

@@ -9,7 +9,7 @@ from ito_tui.tui import ItoApp, make_app
 from ito_tui.tui.screens.event_line import EventLineScreen, line_of
 from ito_tui.tui.screens.runs import RunsScreen
 
-from .pipeline_fakes import FakeClient
+from .pipeline_fakes import FakeRunClient
 from .shell_fakes import NOW
 from .shell_helpers import isolated_user_dirs, screen_text, settings, wait_for  # noqa: F401
 
@@ -28,7 +28,7 @@ def entry() -> LogEntry:
 def app() -> ItoApp:
     return make_app(
         settings(backend_url="http://127.0.0.1:8741"),
-        FakeClient(),
+        FakeRunClient(),
         clock=lambda: NOW,
         start="runs",
     )

@@ -5,38 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.pilot import Pilot
+from tests.support.apps import settle_quiet, snapshot_app
 
-from ito_tui.tui import ItoApp, make_app
-from ito_tui.tui.screens.pipeline import PipelineScreen
-
-from .pipeline_fakes import NOW, RUN_ID, FakeClient, gate_fail_script, pretrain_script
-from .shell_helpers import isolated_user_dirs, settings  # noqa: F401
+from .pipeline_fakes import NOW, RUN_ID, FakeRunClient, gate_fail_script, pretrain_script
 
 SIZE = (200, 50)
-
-
-def run_app(client: FakeClient) -> ItoApp:
-    return make_app(
-        settings(backend_url="http://127.0.0.1:8741"), client, clock=lambda: NOW, start=RUN_ID
-    )
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Until every scripted event is applied and the coalesced repaints have run."""
-    app = pilot.app
-    for _ in range(100):
-        await pilot.pause(0.05)
-        screens = [s for s in app.screen_stack if isinstance(s, PipelineScreen)]
-        if not screens:
-            continue
-        screen, client = screens[0], app.client  # type: ignore[attr-defined]
-        if screen.tracker.last_seq >= len(client.script) and not screen.repaints.pending:
-            break
-    await pilot.pause(0.6)
-    # The alerts' toasts expire on the wall clock: not part of what these pictures check.
-    app.clear_notifications()
-    await pilot.pause()
 
 
 def test_pipeline_running_at_200x50(snap_compare: Any) -> None:
@@ -44,13 +17,15 @@ def test_pipeline_running_at_200x50(snap_compare: Any) -> None:
     column (stage list, pretrain's progress bar, step and ETA, the detail below it), charts
     four rows high filling the right side (loss, goodput, tokens/s/GPU, MFU, memory,
     interruptions, checkpoint GB/s, spend), the app's header and footer (Quit, Help, Runs)."""
-    client = FakeClient(script=pretrain_script().events)
-    assert snap_compare(run_app(client), terminal_size=SIZE, run_before=settle)
+    client = FakeRunClient(script=pretrain_script().events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settle_quiet)
 
 
 def test_pipeline_gate_failed_at_200x50(snap_compare: Any) -> None:
     """You should see the red GATE FAILED banner naming the mid-train gate; in the 64-column
     left column every stage's line whole (`passed … gate✓`, mid-train `FAILED … gate✗`) and
     the failing gate's results each `value ± stderr` on one line; charts four rows high."""
-    client = FakeClient(script=gate_fail_script().events)
-    assert snap_compare(run_app(client), terminal_size=SIZE, run_before=settle)
+    client = FakeRunClient(script=gate_fail_script().events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settle_quiet)

@@ -10,8 +10,7 @@ from ito_tui.alerting.model import Alert
 from ito_tui.tui.screens.proposal import ProposalModal, review_modal
 from ito_tui.tui.screens.runs import RunsScreen
 
-from .decisions_fakes import RUN_A, RUN_B, FakeTrailClient, proposal
-from .shell_fakes import NOW
+from .shell_fakes import NOW, RUN_A, RUN_B, FakeTrailClient, proposal
 from .shell_helpers import isolated_user_dirs, screen_text, wait_for  # noqa: F401
 from .test_decisions import trail_app
 

@@ -1,4 +1,5 @@
-"""Snapshots of what the app's watcher adds: the runs list's marks and the header counter."""
+"""Snapshots of what the app's watcher adds: the runs list's marks and the header counter,
+in the real app (`make_app`) over the runs list's fixed data and a frozen clock."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import pytest
 from textual.pilot import Pilot
 
 from ito_tui.alerting.needs import MissedProposal, NeedsYou, PendingProposal
-from ito_tui.tui.screens.runs import RunsScreen
+from ito_tui.tui import ItoApp
+from ito_tui.tui.needs_you import NeedsYouChanged
 from ito_tui.tui.widgets.header import HeaderStrip
+from tests.support.apps import SIZE_IDS, SIZES, settle, settle_quiet, snapshot_app
 
-from .pipeline_fakes import NOW, FakeClient, runs_list
-from .pipeline_harness import RunScreensHarness
-from .test_pipeline_snapshots import SIZES, settle
+from .pipeline_fakes import NOW, FakeRunClient, runs_list
 
 NEEDS_YOU = NeedsYou.of(
     [PendingProposal("run_7f3a9c", "prop_7f3a_0", "rollback_and_skip", NOW + timedelta(
@@ -31,20 +32,24 @@ NEEDS_YOU = NeedsYou.of(
 
 
 async def with_counter(pilot: Pilot[Any]) -> None:
-    """The list fetched, and the header badged as the app badges it."""
+    """The list fetched, then the watcher's news as the app hands it on: the counter in
+    each header (`AppAlerts.badge`) and `NeedsYouChanged` to the screen on top."""
     await settle(pilot)
-    for header in pilot.app.screen.query(HeaderStrip):
-        header.needs_you, header.needs_you_left_s = 1, 130.0
-    await pilot.pause(0.2)
+    app = pilot.app
+    assert isinstance(app, ItoApp)
+    app.alerting.needs_you = NEEDS_YOU
+    for header in app.screen.query(HeaderStrip):
+        app.alerting.badge(header)
+    app.screen.post_message(NeedsYouChanged(NEEDS_YOU))
+    await settle_quiet(pilot)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_runs_list_marks_what_needs_you_and_what_was_missed(
     snap_compare: Any, size: tuple[int, int]
 ) -> None:
     """You should see `⚠ 1 needs you · 2m10s` in the header before DEMO; run_7f3a9c first
     with `⚠ 1 to approve · 2m10s`; the running SFT run marked `○ expired unseen`; the
     failed mid-train run `✗ gate failed · decided by bob`; the others unmarked."""
-    app = RunScreensHarness(FakeClient(summaries=runs_list()), RunsScreen())
-    app.needs_you = NEEDS_YOU  # type: ignore[attr-defined]  # as ItoApp.needs_you
+    app = snapshot_app(FakeRunClient(summaries=runs_list()), now=NOW, start="runs")
     assert snap_compare(app, terminal_size=size, run_before=with_counter)

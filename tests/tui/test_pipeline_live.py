@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from simproc import SimProcess
 from textual.widgets import Button
 
 from ito_tui.client import ItoClient
 from ito_tui.contract import STAGE_ORDER
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.gate_banner import GateBanner
+from tests.simproc import SimProcess
 
 from .pipeline_live import has_pipeline, live_app, pipeline_of, record_seqs, start_run, wait_for
 

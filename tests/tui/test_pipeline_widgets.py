@@ -30,18 +30,18 @@ from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import summary_value
 from ito_tui.tui.widgets.stages import StageList
+from tests.support.apps import settle, snapshot_app
 
 from .pipeline_fakes import (
+    NOW,
     RUN_ID,
-    FakeClient,
+    FakeRunClient,
     pretrain_script,
     proposal_body,
     run_snapshot,
     summary,
 )
-from .pipeline_harness import RunScreensHarness
 from .shell_helpers import screen_text
-from .test_pipeline_snapshots import settle
 
 
 def test_spend_bar_marks_80_and_95_percent() -> None:
@@ -143,8 +143,8 @@ def test_the_title_is_written_to_the_terminal_once_per_change() -> None:
 async def test_unknown_and_hostile_events_are_shown_raw() -> None:
     script = pretrain_script(up_to_step=40)
     script.add("weird.new_type", {"note": "[b]lit[/b] \x1b]2;pwned\x07"})
-    client = FakeClient(script=script.events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    client = FakeRunClient(script=script.events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("3")
@@ -158,8 +158,8 @@ async def test_unknown_and_hostile_events_are_shown_raw() -> None:
 async def test_event_log_lines_say_when_they_happened(
     size: tuple[int, int], with_seq: bool
 ) -> None:
-    client = FakeClient(script=pretrain_script(up_to_step=40).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("3")
@@ -179,10 +179,10 @@ async def test_event_log_lines_say_when_they_happened(
 
 @asynccontextmanager
 async def proposal_modal(
-    client: FakeClient, size: tuple[int, int] = (80, 24), **run: Any
+    client: FakeRunClient, size: tuple[int, int] = (80, 24), **run: Any
 ) -> AsyncIterator[tuple[Pilot[Any], ProposalModal]]:
     """The pipeline over `client`'s script, settled with the proposal's modal on top."""
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=size, **run) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ProposalModal)
@@ -191,7 +191,7 @@ async def proposal_modal(
 
 async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons() -> None:
     # The script breaches an SLO (a toast) a moment before the proposal opens its modal.
-    client = FakeClient(script=pretrain_script(spike=True).events)
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with proposal_modal(client, notifications=True) as (pilot, modal):
         assert "SLO breached" in screen_text(pilot)  # still shown: nothing is lost
         for button in modal.query(Button):
@@ -203,7 +203,7 @@ async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons
 
 
 async def test_text_typed_on_a_button_becomes_the_comment_sent_with_the_decision() -> None:
-    client = FakeClient(script=pretrain_script(spike=True).events)
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with proposal_modal(client, (120, 40)) as (pilot, modal):
         assert modal.focused is modal.query_one("#decide-later")  # the safe default
         await pilot.press(*"spike: roll back")  # in one burst, as a person types
@@ -215,8 +215,8 @@ async def test_text_typed_on_a_button_becomes_the_comment_sent_with_the_decision
 
 
 async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_closes() -> None:
-    client = FakeClient(script=pretrain_script(spike=True).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     toasts: list[str | None] = []
     bells: list[None] = []
     app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
@@ -237,14 +237,15 @@ async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_cl
         await pilot.press("escape")  # Decide later
         await pilot.pause()
         assert app.screen is screen
-        assert toasts == ["Node failed", "SLO breached", "Budget warning"]
+        # The toasts the modal took down show again (the app's alerts), then the one it held.
+        assert toasts == ["Node failed", "SLO breached"] * 2 + ["Budget warning"]
 
 
 async def test_every_chart_label_fits_its_column() -> None:
     # The label column is cut at LABEL_WIDTH - 1 (one cell stays blank); the modal's loss
     # chart once read "last 15 mi".
-    client = FakeClient(script=pretrain_script(spike=True).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ProposalModal)
@@ -260,7 +261,7 @@ async def test_every_chart_label_fits_its_column() -> None:
 
 @pytest.mark.faults
 async def test_decision_retry_reuses_its_idempotency_key() -> None:
-    client = FakeClient(script=pretrain_script(spike=True).events)
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
     failures = [BackendUnavailable("backend unavailable")]
     real = client._decide
 
@@ -272,7 +273,7 @@ async def test_decision_retry_reuses_its_idempotency_key() -> None:
         return real(verb, pid, comment, key)
 
     client._decide = flaky  # type: ignore[method-assign]
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ProposalModal)
@@ -291,7 +292,7 @@ async def test_decision_retry_reuses_its_idempotency_key() -> None:
 
 @pytest.mark.faults
 async def test_expired_proposal_says_so_and_sends_nothing_more() -> None:
-    client = FakeClient(script=pretrain_script(spike=True).events)
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with proposal_modal(client) as (pilot, modal):
         modal.proposal = Proposal.model_validate(proposal_body("expired"))
         await pilot.pause(0.1)
@@ -302,8 +303,8 @@ async def test_expired_proposal_says_so_and_sends_nothing_more() -> None:
 
 
 async def test_cancel_restates_spend_and_escape_cancels_nothing() -> None:
-    client = FakeClient(script=pretrain_script().events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    client = FakeRunClient(script=pretrain_script().events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("x")
@@ -327,8 +328,8 @@ async def test_cancel_restates_spend_and_escape_cancels_nothing() -> None:
 
 
 async def test_read_only_pipeline_cannot_cancel() -> None:
-    client = FakeClient(script=pretrain_script().events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID), read_only=True)
+    client = FakeRunClient(script=pretrain_script().events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID, read_only=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("x")
@@ -354,8 +355,8 @@ async def test_rlvr_adds_the_async_rl_metrics() -> None:
             "ess_frac": 0.8,
         }
         script.add("telemetry", body, dt=30)
-    client = FakeClient(script=script.events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    client = FakeRunClient(script=script.events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(120, 60)) as pilot:
         await settle(pilot)
         panel = app.screen.query_one(TelemetryPanel)
@@ -372,13 +373,13 @@ async def test_rlvr_adds_the_async_rl_metrics() -> None:
 async def test_unknown_run_says_so_in_the_header() -> None:
     from ito_tui.client.errors import NotFound
 
-    client = FakeClient()
+    client = FakeRunClient()
 
     async def missing(run_id: str) -> Any:
         raise NotFound("Run not found: run_nope")
 
     client.run = missing  # type: ignore[method-assign]
-    app = RunScreensHarness(client, PipelineScreen("run_nope"))
+    app = snapshot_app(client, now=NOW, start="run_nope")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.5)
         header = str(app.screen.query_one("HeaderStrip").render())
@@ -392,7 +393,7 @@ async def test_runs_list_filters_opens_and_never_overlaps_requests() -> None:
 
     from .pipeline_fakes import runs_list
 
-    client = FakeClient(summaries=runs_list(), script=pretrain_script().events)
+    client = FakeRunClient(summaries=runs_list(), script=pretrain_script().events)
     in_flight = peak = calls = 0
     real_runs = client.runs
 
@@ -408,8 +409,10 @@ async def test_runs_list_filters_opens_and_never_overlaps_requests() -> None:
             in_flight -= 1
 
     client.runs = slow_runs  # type: ignore[method-assign]
-    app = RunScreensHarness(client, RunsScreen())
+    app = snapshot_app(client, now=NOW, start="runs")
     async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)  # connected: the app's own listings (connect, watcher) are done
+        in_flight = peak = calls = 0
         await pilot.press("r", "r", "r")
         await pilot.pause(0.6)
         screen = app.screen
@@ -426,8 +429,8 @@ async def test_runs_list_filters_opens_and_never_overlaps_requests() -> None:
 async def test_the_stage_list_redraws_for_a_new_event_time_only_when_an_elapsed_time_shows_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    client = FakeClient(script=pretrain_script(up_to_step=40).events)
-    app = RunScreensHarness(client, PipelineScreen(RUN_ID))
+    client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         stages = app.screen.query_one(StageList)

@@ -11,7 +11,7 @@ from ito_tui.tui import ItoApp, make_app
 from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.screens.runs_table import COLUMNS, plan
 
-from .pipeline_fakes import FakeClient, summary
+from .pipeline_fakes import FakeRunClient, summary
 from .shell_fakes import NOW
 from .shell_helpers import isolated_user_dirs, screen_text, settings, wait_for  # noqa: F401
 
@@ -20,7 +20,7 @@ LONG_BOOKING = "bk_h100_32n_ib_reserved_eval"
 
 
 def runs_app(*runs: Any) -> ItoApp:
-    client = FakeClient(summaries=list(runs))
+    client = FakeRunClient(summaries=list(runs))
     return make_app(
         settings(backend_url="http://127.0.0.1:8741"), client, clock=lambda: NOW, start="runs"
     )

@@ -111,7 +111,7 @@ async def test_retry_on_the_error_screen_reconnects_once_the_backend_answers() -
     app = make_app(settings(), client, clock=lambda: NOW)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen))
-        client._fail_with = None
+        client.fail_with = None
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
         assert app.session.connection == "live"

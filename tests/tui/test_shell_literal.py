@@ -17,9 +17,9 @@ HOSTILE = "[b]evil[/b]\x1b]52;c;QUJD\x07"
 
 async def test_hostile_booking_strings_render_literally() -> None:
     client = FakeShellClient()
-    first = client._bookings[0]
+    first = client.booking_list[0]
     nodes = [first.nodes[0].model_copy(update={"hostname": HOSTILE}), *first.nodes[1:]]
-    client._bookings[0] = first.model_copy(
+    client.booking_list[0] = first.model_copy(
         update={"gpu_sku": "H100-[i]x[/i]", "nodes": nodes, "active_run_id": None}
     )
     app = make_app(settings(), client, clock=lambda: NOW)

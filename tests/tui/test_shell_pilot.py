@@ -29,12 +29,11 @@ from ito_tui.tui.session import TokenCell
 from ito_tui.tui.widgets.estimate import EstimatePanel
 from ito_tui.tui.widgets.field_row import FieldRow
 from ito_tui.tui.widgets.header import HeaderStrip
+from tests.support.keyring import MemoryKeyring
 from tests.support.toasts import record_toasts
 
 from .shell_helpers import (
-    MemoryKeyring,
     isolated_user_dirs,  # noqa: F401  (autouse fixture)
-    memory_keyring,  # noqa: F401  (fixture)
     screen_text,
     settings,
     wait_for,
@@ -90,7 +89,7 @@ async def fresh_estimate(pilot: Any, form: SpecFormScreen) -> EstimatePanel:
 @pytest.mark.faults
 async def test_login_flow_keeps_the_token_in_the_keyring_only(
     sim: Any,
-    memory_keyring: MemoryKeyring,  # noqa: F811  (the fixture imported above)
+    memory_keyring: MemoryKeyring,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cell = TokenCell(

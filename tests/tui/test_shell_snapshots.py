@@ -19,12 +19,11 @@ from ito_tui.tui.screens.help import HelpScreen
 from ito_tui.tui.screens.login import LoginModal
 from ito_tui.tui.screens.spec_form import SpecFormScreen
 from ito_tui.tui.widgets.estimate import EstimatePanel
+from tests.support.apps import SIZE_IDS, SIZES, THEMES
 
 from .shell_fakes import NOW, FakeShellClient, capabilities
 from .shell_helpers import isolated_user_dirs, settings, wait_for  # noqa: F401
 
-SIZES = [(80, 24), (120, 40)]
-THEMES = ["ito-dark", "ito-light", "ito-high-contrast", "ito-ansi"]
 RunBefore = Callable[[Pilot[Any]], Awaitable[None]]
 
 
@@ -74,7 +73,7 @@ def open_form(booking_id: str, **values: str) -> RunBefore:
 VALID = {"data_ref": "catalog://fineweb-edu@1.3", "budget_usd": "25,000"}
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_booking_picker_loaded(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the DEMO header with alice and `live`, the bookings table with the five
     completed bookings first (ready) and the pending, expired and cancelled ones dimmed with
@@ -87,17 +86,17 @@ def test_booking_picker_loaded(snap_compare: Any, size: tuple[int, int]) -> None
     )
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_no_completed_bookings(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see "0 of 3 bookings can take a run", the notice that a completed booking
     from ito-compute is needed and that this app never books, reserves or buys, and only the
     dimmed pending, expired and cancelled bookings; the footer offers no Train key."""
     client = FakeShellClient()
-    client._bookings = [b for b in client._bookings if str(b.status) != "completed"]
+    client.booking_list = [b for b in client.booking_list if str(b.status) != "completed"]
     assert snap_compare(shell_app(client), terminal_size=size, run_before=until(picker_loaded))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_spec_form_valid_with_estimate(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the spec form for bk_h100_4n_ib (8B, catalog data, general-chat,
     $25,000) with no field errors and an enabled Submit button, and the estimate panel:
@@ -108,7 +107,7 @@ def test_spec_form_valid_with_estimate(snap_compare: Any, size: tuple[int, int])
     assert snap_compare(app, terminal_size=size, run_before=open_form("bk_h100_4n_ib", **VALID))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_spec_form_refused(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see 405B on the one-node H100 booking refused: the model size field says
     why (it does not fit) next to it, the estimate panel starts with "Refused: cannot be
@@ -118,7 +117,7 @@ def test_spec_form_refused(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_login_modal(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the login modal over the connecting screen: "Log in to
     127.0.0.1:8741", the masked, empty token field, where the token is kept, and the
@@ -129,7 +128,7 @@ def test_login_modal(snap_compare: Any, size: tuple[int, int]) -> None:
     )
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_connection_error(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see "Backend unreachable" with the backend URL and the reason, the note
     that ito-tui never falls back to a simulated backend, Retry and Quit buttons, `offline`
@@ -141,7 +140,7 @@ def test_connection_error(snap_compare: Any, size: tuple[int, int]) -> None:
     )
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_missing_capability(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see "Missing capability: runs.create" after choosing a booking on a
     scaffold backend, the sentence that the backend does not provide it yet so starting a
@@ -159,7 +158,7 @@ def test_missing_capability(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(shell_app(client), terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the help over the booking picker: its keys (Enter to train, c to copy
     the ssh command, h to hide unusable bookings, r to refresh) with their tooltips, then the

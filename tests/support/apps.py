@@ -1,0 +1,111 @@
+"""Test apps as the user gets them: `make_app` (the real CSS, bindings, header and footer)
+over a fake client and a frozen clock; `settle`, which waits for a screen to be drawn, and
+`settle_quiet`, which then clears the toasts for a picture.
+
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    assert snap_compare(app, terminal_size=size, run_before=settle_quiet)
+
+`SIZES` / `SIZE_IDS` parametrize snapshot tests with ids that read (`80x24`, `120x40`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import SecretStr
+from textual.pilot import Pilot
+
+from ito_tui.config import Settings
+from ito_tui.tui import ItoApp, make_app
+from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.pipeline import PipelineScreen
+from ito_tui.tui.screens.runs import RunsScreen
+from ito_tui.tui.session import TokenCell
+
+from .fakes import FakeClient
+from .waiting import wait_for
+
+if TYPE_CHECKING:
+    from ito_tui.client import ItoClient
+
+__all__ = [
+    "BACKEND_URL",
+    "SIZES",
+    "SIZE_IDS",
+    "THEMES",
+    "settings",
+    "settle",
+    "settle_quiet",
+    "snapshot_app",
+]
+
+BACKEND_URL = "http://127.0.0.1:8741"
+SIZES = [(80, 24), (120, 40)]
+SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
+THEMES = ["ito-dark", "ito-light", "ito-high-contrast", "ito-ansi"]
+FRAME_S = 0.2
+"""A few frames: what a paint scheduled by the last repaint needs to reach the screen."""
+
+
+def settings(**values: Any) -> Settings:
+    """Settings with defaults and `values` only: no file, no ITO_* environment."""
+    return Settings(**values, fields_set=frozenset(values))
+
+
+def snapshot_app(
+    client: FakeClient,
+    *,
+    now: datetime,
+    start: str | None = None,
+    theme: str = "ito-dark",
+    read_only: bool = False,
+) -> ItoApp:
+    """The real app over `client` with the clock stopped at `now`, opened at `start` (a run
+    id, "runs", a booking id, or the picker), logged in with a token the fake accepts."""
+    return make_app(
+        settings(backend_url=BACKEND_URL, theme=theme),
+        # The UI is typed against ItoClient until make_app takes `ItoApi`; FakeClient is
+        # checked against ItoApi (tests/support/fakes.py).
+        cast("ItoClient", client),
+        start=start,
+        read_only=read_only,
+        token=TokenCell(SecretStr("s3cret")),
+        clock=lambda: now,
+    )
+
+
+def _drawn(app: ItoApp) -> bool:
+    """The connection step is over and the screen on top has what it asked for."""
+    if app.session.operator is None and app.session.connection != "offline":
+        return False
+    for screen in app.screen_stack:
+        if isinstance(screen, PipelineScreen):
+            client = cast("FakeClient", app.client)
+            last = client.script[-1].seq if client.script else 0
+            if screen.tracker.last_seq < last or screen.repaints.pending:
+                return False
+    top = app.screen
+    if isinstance(top, RunsScreen):
+        return top.fetches > 0
+    if isinstance(top, BookingsScreen):
+        return top.loaded
+    return True
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until the app is connected, every run screen has applied its client's whole
+    script with no repaint left to do (`screen.repaints.pending`), and the screen on top
+    has loaded; then a few frames."""
+    app = cast(ItoApp, pilot.app)
+    await wait_for(pilot, lambda: _drawn(app), what="the screen to be drawn")
+    await pilot.pause(FRAME_S)
+
+
+async def settle_quiet(pilot: Pilot[Any]) -> None:
+    """`settle`, then the toasts cleared (`App.clear_notifications`): they expire on the
+    wall clock, so a loaded machine would take some down before the picture and not others.
+    What an alert raises is checked by pilot tests, not pictures."""
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()
