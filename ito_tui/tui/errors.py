@@ -105,10 +105,12 @@ class ErrorSink:
             app.notify(failure.detail, title=failure.title, severity="error", markup=False)
 
     def show_error(self, title: str, detail: str, *, login: bool = False) -> None:
-        """Show an error screen over the picker, closing whatever was open above it."""
+        """Show an error screen over the current screen (one at a time). The screens
+        below stay: its Retry reconnects in place (ctrl+l), and each follows again."""
         from ito_tui.tui.screens.error import ErrorScreen  # not on the way to the first frame
 
-        self.app.navigation.back_to_base()
+        if isinstance(self.app.screen, ErrorScreen):
+            self.app.pop_screen()  # the newer error replaces it
         self.app.push_screen(ErrorScreen(title, detail, login=login))
 
     def ask_login(self, reason: str = "", *, keyring_problem: str | None = None) -> None:

@@ -10,10 +10,16 @@ from typing import Any
 import pytest
 from textual.worker import Worker, WorkerState
 
+from ito_tui.client import BackendUnavailable
+from ito_tui.tui import make_app
 from ito_tui.tui.screens.bookings import BookingsScreen
+from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.screens.pipeline import PipelineScreen
+from ito_tui.tui.screens.runs import RunsScreen
 
 from .pipeline_live import live_app, start_run, wait_for
+from .shell_fakes import NOW, FakeShellClient
+from .shell_helpers import settings
 
 SPEED = 2000.0
 """Fast enough for events every few hundred ms, slow enough that the run outlives the test."""
@@ -84,3 +90,25 @@ async def test_ctrl_l_on_the_picker_reads_the_bookings_again(sim: Any, tmp_path:
         await pilot.press("ctrl+l")
         await wait_for(pilot, lambda: bool(picker.bookings), what="the bookings again")
         assert app.screen is picker and app.session.connection == "live"
+
+
+async def test_an_unreachable_backend_on_ctrl_l_keeps_the_screens_and_retry_returns_to_them() -> (
+    None
+):
+    # Unreachable is the fake client's (the error screen's path is the same for any
+    # BackendUnavailable); the operator's place survives the outage.
+    client = FakeShellClient()
+    app = make_app(settings(), client, clock=lambda: NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BookingsScreen) and app.screen.loaded)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), what="the runs list")
+        runs = app.screen
+        client.fail_with = BackendUnavailable("Backend unreachable: connection refused")
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), what="the error")
+        assert app.screen_stack[-2] is runs and app.session.connection == "offline"
+        client.fail_with = None
+        await pilot.press("r")  # Retry
+        await wait_for(pilot, lambda: app.session.connection == "live", what="connected again")
+        assert app.screen is runs
