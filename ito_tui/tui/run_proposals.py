@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from ito_tui.contract import EventBase, Proposal
-    from ito_tui.state import RunTracker
+    from ito_tui.state import LogEntry, RunTracker
     from ito_tui.state.views import ChartView
     from ito_tui.tui.repaint import Repaints
 
@@ -118,3 +118,23 @@ class RunProposals:
         modal = self.modal
         if modal is not None:
             modal.loss = self._loss(modal.loss_width or LOSS_WIDTH)
+
+    def unseen(self) -> frozenset[str]:
+        """This run's proposals that expired while nobody had them open (the app knows)."""
+        needs_you = getattr(self.screen.app, "needs_you", None)
+        if needs_you is None:
+            return frozenset()
+        missed = needs_you.missed_for(self.tracker.run_id)
+        return frozenset(m.proposal_id for m in missed if m.outcome == "expired" and not m.seen)
+
+    def mark_unseen(self, entries: list[LogEntry]) -> list[LogEntry]:
+        """`entries` with an expiry nobody here looked at saying so, as the runs list does."""
+        unseen = self.unseen()
+        if not unseen:
+            return entries
+        return [
+            e._replace(text=f"{e.text} unseen")
+            if e.type == "proposal.expired" and any(f"proposal {pid} " in e.text for pid in unseen)
+            else e
+            for e in entries
+        ]

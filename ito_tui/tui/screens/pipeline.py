@@ -5,17 +5,19 @@ data: the `state.RunTracker` does, and the screen hands each widget an immutable
 of it (`StageView`s, `Progress`, `ChartView`s) when the one repaint scheduler
 (`tui/repaint.py`) says so. Its jobs are split: following the stream
 (`tui/run_follow.py`), the proposals and their modal (`tui/run_proposals.py`), the
-scheduler (`tui/repaint.py`); here the layout, the panels' paints and the actions.
+scheduler (`tui/repaint.py`), the keys (`tui/run_actions.py`, this screen's base); here
+the layout and the panels' paints.
 
 One telemetry event, socket to screen (each layer once, in DESIGN.md's order):
 
 1. `client/stream.py: EventStream.__anext__` — SSE decode (size caps), resume with
    `Last-Event-ID`, dedupe by seq; `contract/events.py: parse_event` types it.
 2. `tui/run_follow.py: RunFollower.run` — `tracker.feed(event)`.
-3. `state/tracker.py: RunTracker.feed` → `RunState.apply` (`state/reducers.py`) and
-   `TelemetryBank.ingest` (`state/bank.py`); returns `Changes(run=…, telemetry=True, …)`.
+3. `state/tracker.py: RunTracker.feed` → `state/run.py: RunState.apply` (the reducers
+   of `state/reducers.py`) and `state/bank.py: TelemetryBank.ingest`; returns
+   `Changes(run=…, telemetry=True, …)`.
 4. `tui/screens/pipeline.py: PipelineScreen.applied` — marks the panels those `Changes`
-   name (`_marks`); no change detection here.
+   name (`_mark`); no change detection here.
 5. `tui/repaint.py: Repaints.mark` → `Repaints._flush` — coalesced, at most 10 Hz for
    charts and the run's progress, 2 Hz for tables, hidden tabs skipped until shown.
 6. `tui/screens/pipeline.py: PipelineScreen._paint_charts` — `TelemetryPanel.wanted()`
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
     from ito_tui.client.errors import ItoError
     from ito_tui.contract import EventBase, Proposal, Run
     from ito_tui.state.changes import Changes
+    from ito_tui.state.views import StageView
     from ito_tui.tui.alerts import Alerter
     from ito_tui.tui.needs_you import AppAlerts
 
@@ -103,6 +106,7 @@ class PipelineScreen(RunActions):
         self._bindings_for: tuple[bool, bool] | None = None
         """(pending proposals, run over) as the footer last offered keys for."""
         self._cancel: CancelRunModal | None = None
+        self._views: tuple[RunState | None, tuple[StageView, ...]] = (None, ())
         fast, slow = CHART_INTERVAL_S, TABLE_INTERVAL_S
         panel = self.repaints.panel
         for name_, paint in zip(
@@ -237,7 +241,9 @@ class PipelineScreen(RunActions):
         after = self.run_state
         if self._lent and (alerting := self._alerting()) is not None:
             alerting.observe(self.run_id, event, after)
-        opened = changes.proposals and self.proposals.changed(event)
+        # (A run's end changes the proposals too, clearing the pending set: only a
+        # proposal's own event carries one to show.)
+        opened = event.type.startswith("proposal.") and self.proposals.changed(event)
         alert = alert_for(event, after)
         alerter = self.alerter
         if alert is not None and alerter is not None:
@@ -290,18 +296,10 @@ class PipelineScreen(RunActions):
 
     def on_needs_you_changed(self, event: NeedsYouChanged) -> None:
         """The app's watcher saw a proposal of this run missed: the log says so."""
-        unseen = self._unseen()
+        unseen = self.proposals.unseen()
         if unseen != self._shown_unseen:
             self._shown_unseen = unseen
             self.repaints.mark("log")
-
-    def _unseen(self) -> frozenset[str]:
-        """This run's proposals that expired while nobody had them open (the app knows)."""
-        needs_you = getattr(self.app, "needs_you", None)
-        if needs_you is None:
-            return frozenset()
-        missed = needs_you.missed_for(self.run_id)
-        return frozenset(m.proposal_id for m in missed if m.outcome == "expired" and not m.seen)
 
     # ------------------------------------------------------------ paints
 
@@ -337,7 +335,7 @@ class PipelineScreen(RunActions):
         stages = self._stages
         stages.now = self._last_event_ts
         stages.current = s.current_stage
-        stages.views = self.tracker.stages()
+        stages.views = self._stage_views()
         if self._follow_current and s.current_stage:
             stages.select(s.current_stage)
         failed = next((g for g in s.gates.values() if str(g.status) == "failed"), None)
@@ -358,7 +356,14 @@ class PipelineScreen(RunActions):
             "ladder": s.ladder,
         }
         detail.plan = s.plan
-        detail.view = next((v for v in self.tracker.stages() if v.name == name), None)
+        detail.view = next((v for v in self._stage_views() if v.name == name), None)
+
+    def _stage_views(self) -> tuple[StageView, ...]:
+        """`tracker.stages()` of the current state, once per state (list and detail)."""
+        state = self.run_state
+        if self._views[0] is not state:
+            self._views = (state, self.tracker.stages())
+        return self._views[1]
 
     def _paint_charts(self) -> None:
         panel, tracker = self._panel, self.tracker
@@ -370,17 +375,7 @@ class PipelineScreen(RunActions):
     def _paint_log(self) -> None:
         log = self._log
         entries = self.tracker.log.filter(kind=log.kind, query=log.search or None)
-        unseen = self._unseen()
-        if unseen:
-            # An expiry nobody here looked at says so, as the runs list does.
-            entries = [
-                e._replace(text=f"{e.text} unseen")
-                if e.type == "proposal.expired"
-                and any(f"proposal {pid} " in e.text for pid in unseen)
-                else e
-                for e in entries
-            ]
-        log.entries = entries
+        log.entries = self.proposals.mark_unseen(entries)
 
     def _paint_timeline(self) -> None:
         s, timeline = self.run_state, self._timeline

@@ -53,10 +53,10 @@ class RunStrip(Horizontal):
     RunStrip > #run-booking { width: auto; margin-right: 2; }
     RunStrip > #run-progress { width: auto; margin-right: 2; }
     RunStrip > SpendBar { width: 1fr; min-width: 24; }
-    /* At 80 columns the booking id stays and the step goes: the stage list under the
-       strip shows the same step and ETA. */
-    PipelineScreen.-narrow RunStrip > #run-progress { display: none; }
     """
+    SPEND_ROOM = 32
+    """Cells the spend bar keeps (`██░│ $691.39/$30,000.00 2%`): where the step and ETA
+    would leave it less, they go (the stage list under the strip shows them too)."""
 
     run: reactive[RunState | None] = reactive(None, always_update=True, repaint=False)
     """The run (its state, stage, booking and outcome)."""
@@ -81,10 +81,12 @@ class RunStrip(Horizontal):
             # Assigned on every event; an update lays out the whole screen, so only on change.
             self._status = status.plain
             self.query_one("#run-status", Static).update(status)
+            self._fit()
         booking = booking_text(s)
         if booking.plain != self._booking:
             self._booking = booking.plain
             self.query_one("#run-booking", Static).update(booking)
+            self._fit()
 
     def watch_progress(self, p: Progress | None) -> None:
         if not self.is_mounted:
@@ -93,7 +95,23 @@ class RunStrip(Horizontal):
         if line != self._progress:
             self._progress = line
             self.query_one("#run-progress", Static).update(Text(line))
+            self._fit()
         if p is not None and p.budget_usd is not None:
             spend = self.query_one(SpendBar)
             spend.budget = p.budget_usd
             spend.spent = p.usd_spent if p.usd_spent is not None else Decimal(0)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Show the step and ETA only where the booking and the spend keep their room."""
+        width = self.content_region.width
+        if not width:
+            return
+        # Each box is its text plus a margin of 2 (DEFAULT_CSS).
+        used = sum(len(t) + 2 for t in (self._status, self._booking, self._progress))
+        shown = bool(self._progress) and used + self.SPEND_ROOM <= width
+        progress = self.query_one("#run-progress", Static)
+        if progress.display != shown:
+            progress.display = shown

@@ -173,14 +173,15 @@ class StageDetail(Widget):
     """
     COMPONENT_CLASSES = {"detail--pass", "detail--fail", "detail--title"}
 
-    # The screen assigns all three at every repaint of the run (a progress event changes one
-    # line of the detail): `_changed` repaints the lines whose text changed, and lays the
-    # screen out again only when the number of lines changed (its height is auto).
-    view: reactive[StageView | None] = reactive(None, always_update=True, repaint=False)
+    # The screen assigns all three at every repaint of the run; an equal value (most
+    # telemetry events leave the stage as it was) does nothing. A new one repaints the
+    # lines whose text changed (`_changed`), and lays the screen out again only when the
+    # number of lines changed (its height is auto).
+    view: reactive[StageView | None] = reactive(None, repaint=False)
     """The selected stage (`RunTracker.stages()`)."""
-    summaries: reactive[Mapping[str, Any]] = reactive(dict, always_update=True, repaint=False)
+    summaries: reactive[Mapping[str, Any]] = reactive(dict, repaint=False)
     """Data summaries by name: manifest, dedup, decontam, ladder."""
-    plan: reactive[Plan | None] = reactive(None, always_update=True, repaint=False)
+    plan: reactive[Plan | None] = reactive(None, repaint=False)
     """The run's plan (shown for the plan stage)."""
 
     _drawn: tuple[int, list[str]] | None = None
@@ -236,7 +237,7 @@ class StageDetail(Widget):
             parts.append(literal(f"{word}: {view.reason}." if view.reason else f"{word}."))
         if view.step is not None or view.tokens is not None:
             # The list's own words for the step, ETA and tokens (its second progress row).
-            parts.append(Text(amount_text(view)))
+            parts.append(Text(amount_text(view, self.content_region.width or 1000)))
         if name == "data_prep":
             parts.extend(data_lines(self.summaries) or [Text("No data summaries yet.")])
         elif name == "ladder":

@@ -48,18 +48,21 @@ def progress_lines(view: StageView, width: int) -> list[str]:
     frac = fraction(view)
     head = f" {percent(frac)}" if frac is not None else ""
     bar_line = f"   {bar(frac or 0.0, max(4, width - 3 - len(head)))}{head}"
-    return [bar_line[:width], f"   {amount_text(view)}"[:width]]
+    return [bar_line[:width], f"   {amount_text(view, width - 3)}"[:width]]
 
 
-def amount_text(view: StageView) -> str:
-    """`step 23,484/30,632 · ETA 3h52m · 16.1B/40B tok`: the stage list's second progress
-    row, and the detail pane's progress line, in the same words by construction."""
+def amount_text(view: StageView, width: int = 1000) -> str:
+    """`step 23,484/30,632 · ETA 3h52m · 16.1B/40B tok` in `width` cells: the tokens only
+    where they fit whole. The stage list's second progress row and the detail pane's
+    progress line, in the same words by construction."""
     if view.status not in EXPANDED:
         view = replace(view, eta_s=None)  # a stage that is over, or not begun, has no ETA
     amount = progress_text(view) if view.step is not None else ""
     if view.tokens is not None:
         tokens = f"{count(view.tokens)}/{count(view.total_tokens)} tok"
-        amount = f"{amount} · {tokens}" if amount else tokens
+        longer = f"{amount} · {tokens}" if amount else tokens
+        if len(longer) <= width or not amount:
+            amount = longer
     return amount
 
 
@@ -114,8 +117,9 @@ class StageList(Widget, can_focus=True):
     ]
 
     # These three repaint through `_repaint_if_changed`: the screen assigns them on every
-    # repaint of the run, and a repaint rewrites every row of the list to the terminal.
-    views: reactive[tuple[StageView, ...]] = reactive(tuple, always_update=True, repaint=False)
+    # repaint of the run (equal views do nothing), and a repaint rewrites every row of the
+    # list to the terminal.
+    views: reactive[tuple[StageView, ...]] = reactive(tuple, repaint=False)
     """Every stage of the pipeline in order (`RunTracker.stages()`)."""
     current: reactive[str | None] = reactive(None, repaint=False)
     """The run's current stage name."""
