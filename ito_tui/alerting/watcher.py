@@ -52,7 +52,7 @@ from .needs import (
 from .silence import SilenceClock, silent_alert
 
 if TYPE_CHECKING:
-    from ito_tui.client import EventStream, ItoClient
+    from ito_tui.client.protocol import EventFeed, ItoApi
     from ito_tui.contract import EventBase, RunSummary
     from ito_tui.state import RunState
 
@@ -74,7 +74,7 @@ class _Follower:
     task: asyncio.Task[None] | None = None
     tracker: RunTracker | None = None
     clock: SilenceClock | None = None
-    stream: EventStream | None = field(default=None, repr=False)
+    stream: EventFeed | None = field(default=None, repr=False)
 
 
 class RunsWatcher(Lending):
@@ -82,7 +82,7 @@ class RunsWatcher(Lending):
 
     def __init__(
         self,
-        client: ItoClient,
+        client: ItoApi,
         *,
         on_alert: Callable[[Alert], None],
         on_change: Callable[[NeedsYou], None],
@@ -220,7 +220,7 @@ class RunsWatcher(Lending):
 
     async def _follow(self, follower: _Follower) -> None:
         run_id = follower.run_id
-        stream: EventStream | None = None
+        stream: EventFeed | None = None
         try:
             run = await self.client.run(run_id)
             if run.terminal:

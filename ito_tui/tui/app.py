@@ -45,12 +45,12 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from ito_tui.alerting.needs import NeedsYou
-    from ito_tui.client import ItoClient
+    from ito_tui.client.protocol import ItoApi
     from ito_tui.config import Settings
     from ito_tui.tui.alerts import Alerter
 
 log = logging.getLogger(__name__)
-ClientFactory = Callable[[], "ItoClient"]
+ClientFactory = Callable[[], "ItoApi"]
 
 
 class ItoApp(ThemedApp[None]):
@@ -98,7 +98,7 @@ class ItoApp(ThemedApp[None]):
     def __init__(
         self,
         settings: Settings,
-        client: ItoClient | ClientFactory,
+        client: ItoApi | ClientFactory,
         session: Session,
         *,
         start: str | None = None,
@@ -106,7 +106,7 @@ class ItoApp(ThemedApp[None]):
         self.settings = settings
         self.session = session
         self.start = start
-        self._client: ItoClient | None = None
+        self._client: ItoApi | None = None
         self._client_factory: ClientFactory | None = None
         self._reconnecting = False
         """A ctrl+l's connection step is under way (its `Connected` keeps the screens)."""
@@ -115,7 +115,7 @@ class ItoApp(ThemedApp[None]):
         self._connected_once = False
         """The first `Connected` came (it opens the start screen, if any)."""
         if hasattr(client, "capabilities"):
-            self._client = cast("ItoClient", client)
+            self._client = cast("ItoApi", client)
         else:
             self._client_factory = client
         super().__init__(settings.theme)
@@ -129,7 +129,7 @@ class ItoApp(ThemedApp[None]):
         self.add_mode(MAIN_MODE, lambda: BookingsScreen(highlight=highlight))
 
     @property
-    def client(self) -> ItoClient:
+    def client(self) -> ItoApi:
         """The one client of this app, created on first use (after the first paint)."""
         if self._client is None:
             assert self._client_factory is not None
@@ -322,7 +322,7 @@ class ItoApp(ThemedApp[None]):
 
 def make_app(
     settings: Settings,
-    client: ItoClient | ClientFactory,
+    client: ItoApi | ClientFactory,
     *,
     read_only: bool = False,
     start: str | None = None,

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from pydantic import SecretStr
     from textual.message_pump import MessagePump
 
-    from ito_tui.client import ItoClient
+    from ito_tui.client.protocol import ItoApi
     from ito_tui.contract import Capabilities
 
 
@@ -99,7 +99,7 @@ class Shell(Protocol):
     """What screens may use of the app: the one client and the session."""
 
     @property
-    def client(self) -> ItoClient: ...
+    def client(self) -> ItoApi: ...
 
     @property
     def session(self) -> Session: ...

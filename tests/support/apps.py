@@ -11,7 +11,7 @@ over a fake client and a frozen clock; `settle`, which waits for a screen to be 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from pydantic import SecretStr
 from textual.pilot import Pilot
@@ -25,9 +25,6 @@ from ito_tui.tui.session import TokenCell
 
 from .fakes import FakeClient
 from .waiting import wait_for
-
-if TYPE_CHECKING:
-    from ito_tui.client import ItoClient
 
 __all__ = [
     "BACKEND_URL",
@@ -65,9 +62,7 @@ def snapshot_app(
     id, "runs", a booking id, or the picker), logged in with a token the fake accepts."""
     return make_app(
         settings(backend_url=BACKEND_URL, theme=theme),
-        # The UI is typed against ItoClient until make_app takes `ItoApi`; FakeClient is
-        # checked against ItoApi (tests/support/fakes.py).
-        cast("ItoClient", client),
+        client,
         start=start,
         read_only=read_only,
         token=TokenCell(SecretStr("s3cret")),
