@@ -18,6 +18,7 @@ from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.event_line import EventLineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.eventlog import EventLogView
+from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.stages import StageList
 
 from .pipeline_live import drawn, has_pipeline, live_app, pipeline_of, start_run, wait_for
@@ -83,6 +84,19 @@ async def test_a_run_waiting_for_a_person_shows_its_stage_paused(
     app, _client = live_app(sim.url, run_id, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ProposalModal), 60, "the modal")
+        modal = app.screen
+        assert isinstance(modal, ProposalModal)
+
+        def loss_at_its_width() -> bool:
+            view = modal.loss
+            return view is not None and modal.loss_width > 0 and view.width == modal.loss_width
+
+        # The run screen pushes the loss to the modal, at the width its chart announced.
+        await wait_for(pilot, loss_at_its_width, 5, "the loss chart at its own width")
+        chart = modal.query_one("#proposal-loss", TextSparkline)
+        assert chart.view is modal.loss and modal.loss_width == chart.chart_width()
+        assert modal.loss is not None and modal.loss.sublabel == "last 15m"
+        assert modal.loss.value is not None
         await pilot.press("escape")  # Decide later: the run still waits
         screen = pipeline_of(app)
         assert screen.run_state.state == "awaiting_approval"

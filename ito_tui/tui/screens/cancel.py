@@ -36,7 +36,11 @@ def spend_text(spend: Spend | None, progress: Progress | None = None) -> Text:
         budget = budget if budget is not None else spend.budget_usd
     if spent is None or budget is None:
         return Text("Spend so far is not known yet.")
-    hours = "" if spend is None else f" ({fixed(spend.gpu_hours, 1, grouping=True)} GPU-h)"
+    # The spend record's GPU-hours are of its own moment: beside a live amount they would
+    # read as current when they are not.
+    hours = ""
+    if spend is not None and spend.usd_spent == spent:
+        hours = f" ({fixed(spend.gpu_hours, 1, grouping=True)} GPU-h)"
     return Text(
         f"Spent so far: {usd(spent)} of a {usd(budget)} budget{hours}. "
         "Cancelling stops the run; what was spent stays spent."
