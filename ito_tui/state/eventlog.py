@@ -46,6 +46,8 @@ class LogEntry(NamedTuple):
     kind: str
     severity: str
     text: str
+    event: EventBase | None = None
+    """The event the line summarises (its data fields for a view of the line in full)."""
 
 
 _SEVERITY = {
@@ -255,6 +257,7 @@ class EventLog:
             kind,
             severity_of(event),
             describe(event),
+            event,
         )
         self._entries.append(entry)
         self.appended += 1

@@ -15,11 +15,12 @@ from .conftest import Tampered
 
 pytestmark = pytest.mark.faults
 REASON = (
-    "[bold]curated[/bold] data: the 150M ladder pre-check is only for custom data, "
-    "[link=https://example.invalid]see the runbook[/link] \x1b]2;owned\x07 end-of-reason"
+    "[bold]curated[/bold] data (note-7731): the 150M ladder pre-check is only for custom data, "
+    "[link=https://example.invalid]see the runbook[/link] \x1b]2;owned\x07 and the notes of the "
+    "data team about why ladders are skipped on curated sets, which run long; end-of-reason"
 )
-"""Markup, a link and a terminal title escape in a reason: longer than the log's pane at
-120 columns, shorter than the log's bound on a line (240 characters)."""
+"""Markup, a link and a terminal title escape in a reason longer than the log's bound on a
+line (240 characters): the line is cut there, the event's own field is not."""
 
 
 async def test_enter_opens_a_markup_looking_line_in_full_and_literal(
@@ -39,7 +40,7 @@ async def test_enter_opens_a_markup_looking_line_in_full_and_literal(
         await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
         screen = pipeline_of(app)
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
-        await pilot.press("3", "slash", *"end-of-reason", "enter")
+        await pilot.press("3", "slash", *"note-7731", "enter")
         log = screen.query_one(EventLogView)
         await wait_for(pilot, lambda: log.selected is not None and log.search, 5, "the search")
         log.focus()
@@ -53,9 +54,15 @@ async def test_enter_opens_a_markup_looking_line_in_full_and_literal(
         opened = app.screen
         assert isinstance(opened, EventLineScreen)
         text = str(opened.query_one("#event-line-text").render())
-        # Whole and literal: the brackets are text, the escape made visible, nothing cut.
-        assert "[bold]curated[/bold]" in text and "[link=https://example.invalid]" in text
-        assert text.endswith("end-of-reason") and "\x1b" not in text and "\x07" not in text
-        assert opened.query_one("#event-line-text").size.height >= 2  # wrapped, not cut
+        # Whole and literal: the brackets are text, the escape made visible, nothing cut
+        # but at the log's bound; wrapped over several rows.
+        assert text == selected.text and " skipped: [bold]curated[/bold] data" in text
+        assert "[link=https://example.invalid]" in text
+        assert "\x1b" not in text and "\x07" not in text
+        assert opened.query_one("#event-line-text").size.height >= 2
+        # The event's fields: the reason whole, to its end, as literal as the line.
+        fields = str(opened.query_one("#event-line-fields").render())
+        assert "reason" in fields and "[bold]curated[/bold]" in fields
+        assert "end-of-reason" in fields and "\x1b" not in fields
         await pilot.press("c")
         assert app.clipboard == line_of(selected) and "[bold]curated[/bold]" in app.clipboard
