@@ -8,6 +8,7 @@ from typing import Any
 from tests.support.apps import settle_quiet, snapshot_app
 
 from .pipeline_fakes import NOW, RUN_ID, FakeRunClient, gate_fail_script, pretrain_script
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 SIZE = (200, 50)
 

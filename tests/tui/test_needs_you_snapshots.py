@@ -16,6 +16,7 @@ from ito_tui.tui.widgets.header import HeaderStrip
 from tests.support.apps import SIZE_IDS, SIZES, settle, settle_quiet, snapshot_app
 
 from .pipeline_fakes import NOW, FakeRunClient, runs_list
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 NEEDS_YOU = NeedsYou.of(
     [PendingProposal("run_7f3a9c", "prop_7f3a_0", "rollback_and_skip", NOW + timedelta(

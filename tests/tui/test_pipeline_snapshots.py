@@ -23,6 +23,7 @@ from .pipeline_fakes import (
     proposal_body,
     runs_list,
 )
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 
 def on_tab(key: str) -> Callable[[Pilot[Any]], Awaitable[None]]:

@@ -41,7 +41,7 @@ from .pipeline_fakes import (
     run_snapshot,
     summary,
 )
-from .shell_helpers import screen_text
+from .shell_helpers import isolated_user_dirs, screen_text  # noqa: F401 (autouse fixture)
 
 
 def test_spend_bar_marks_80_and_95_percent() -> None:
