@@ -74,6 +74,9 @@ async def test_ctrl_l_on_a_run_keeps_its_screen_and_follows_it_again(
         seq = screen.tracker.last_seq
         await wait_for(pilot, lambda: screen.tracker.last_seq > seq, what="new events")
         assert app.session.connection == "live" and screen.run_id == run_id
+        # The fresh snapshot and the history replayed after it logged nothing twice.
+        seqs = [entry.seq for entry in screen.tracker.log]
+        assert len(seqs) == len(set(seqs)) and seqs == sorted(seqs)
 
 
 async def test_ctrl_l_on_the_picker_reads_the_bookings_again(sim: Any, tmp_path: Path) -> None:
