@@ -20,37 +20,22 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-CAPABILITY_NAMES = (
-    "bookings.read",
-    "estimates.create",
-    "runs.create",
-    "runs.read",
-    "runs.events",
-    "runs.telemetry",
-    "runs.cancel",
-    "proposals.read",
-    "proposals.decide",
-    "sim.inject",
-)
+from tests.support import caps
 
 
 def capabilities_body(
     heartbeat_s: float = 0.2, missing: tuple[str, ...] = (), mode: str = "production"
 ) -> dict[str, Any]:
-    """A valid Capabilities document; names in `missing` are `not_implemented`."""
-    return {
-        "api_version": "v1",
-        "server": {"name": "fake", "version": "0", "mode": mode},
-        "capabilities": [
-            {"name": n, "status": "not_implemented" if n in missing else "available"}
-            for n in CAPABILITY_NAMES
-        ],
-        "limits": {
-            "max_budget_usd": "100000.00",
-            "event_retention": 1000,
-            "heartbeat_s": heartbeat_s,
-        },
-    }
+    """A valid Capabilities document (the tests' one factory); names in `missing` are
+    `not_implemented`."""
+    return caps.capabilities_body(
+        missing=missing,
+        mode=mode,
+        server="fake",
+        heartbeat_s=heartbeat_s,
+        max_budget_usd="100000.00",
+        event_retention=1000,
+    )
 
 
 @dataclass

@@ -12,17 +12,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-CAPABILITIES = {
-    "api_version": "v1",
-    "server": {"name": "broken", "version": "0", "mode": "production"},
-    "capabilities": [
-        {"name": "bookings.read", "status": "available"},
-        {"name": "runs.read", "status": "available"},
-        {"name": "runs.create", "status": "not_implemented"},
-    ],
-    "model_sizes": ["8B"],
-    "limits": {"max_budget_usd": "1000.00", "event_retention": 10, "heartbeat_s": 5},
-}
+from tests.support.caps import capabilities_body
+
+CAPABILITIES = capabilities_body(
+    "bookings.read",
+    "runs.read",
+    missing=("runs.create",),
+    mode="production",
+    server="broken",
+    model_sizes=["8B"],
+    max_budget_usd="1000.00",
+    event_retention=10,
+    heartbeat_s=5,
+)
 
 
 async def capabilities(request: Request) -> JSONResponse:
