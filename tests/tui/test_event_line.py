@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any
+
+from textual.pilot import Pilot
 
 from ito_tui.state.eventlog import LogEntry
 from ito_tui.tui import ItoApp, make_app
-from ito_tui.tui.screens.event_line import EventLineScreen, line_of
+from ito_tui.tui.screens.event_line import EventLineScreen, data_fields, line_of
 from ito_tui.tui.screens.runs import RunsScreen
 
 from .pipeline_fakes import FakeRunClient
@@ -34,13 +38,18 @@ def app() -> ItoApp:
     )
 
 
+async def open_line(pilot: Pilot[Any], shell: ItoApp, line: LogEntry) -> EventLineScreen:
+    """The runs list up, then the line opened over it, as the run screen opens it."""
+    await wait_for(pilot, lambda: isinstance(shell.screen, RunsScreen))
+    shell.push_screen(EventLineScreen(line))
+    await wait_for(pilot, lambda: isinstance(shell.screen, EventLineScreen))
+    return shell.screen  # type: ignore[return-value]  # checked just above
+
+
 async def test_the_whole_line_shows_literally_wrapped_with_its_fields() -> None:
     shell = app()
     async with shell.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: isinstance(shell.screen, RunsScreen))
-        shell.push_screen(EventLineScreen(entry()))
-        await wait_for(pilot, lambda: isinstance(shell.screen, EventLineScreen))
-        screen = shell.screen
+        screen = await open_line(pilot, shell, entry())
         text = screen.query_one("#event-line-text")
         # Wrapped over several rows of the 80-column terminal, cut nowhere.
         assert text.size.height >= 3
@@ -55,12 +64,17 @@ async def test_the_whole_line_shows_literally_wrapped_with_its_fields() -> None:
 async def test_c_copies_the_whole_line_and_escape_goes_back() -> None:
     shell = app()
     async with shell.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(shell.screen, RunsScreen))
-        shell.push_screen(EventLineScreen(entry()))
-        await wait_for(pilot, lambda: isinstance(shell.screen, EventLineScreen))
+        await open_line(pilot, shell, entry())
         await pilot.press("c")
         assert shell.clipboard == line_of(entry())
         assert "[bold]hellaswag[/bold]" in shell.clipboard and "4211" in shell.clipboard
         assert "\x1b" not in shell.clipboard
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(shell.screen, RunsScreen))
+
+
+def test_the_event_data_reads_as_dotted_fields() -> None:
+    event = SimpleNamespace(data={"gate": {"id": "g[1]", "results": [1, 2]}, "note": None})
+    line = entry()._replace(event=event)
+    assert data_fields(line) == [("gate.id", "g[1]"), ("gate.results", "1, 2"), ("note", "null")]
+    assert data_fields(entry()) == []  # a line without its event has only its own fields

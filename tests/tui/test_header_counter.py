@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.app import App, ComposeResult
 
@@ -16,15 +18,22 @@ def test_the_counter_reads_as_words_with_the_time_left() -> None:
 
 
 class HeaderApp(App[None]):
+    """One header of a run screen; `connection` and `read_only` as the test needs."""
+
+    def __init__(self, connection: str = "reconnecting in 3 s · 4 reconnects", **kw: Any) -> None:
+        super().__init__()
+        self.header_args: dict[str, Any] = {
+            "backend_host": "ito-backend.example.internal:8741",
+            "operator": "alice",
+            "connection": connection,
+            "demo": True,
+            "read_only": True,
+            "title": "run_7f3a9c",
+            **kw,
+        }
+
     def compose(self) -> ComposeResult:
-        yield HeaderStrip(
-            backend_host="ito-backend.example.internal:8741",
-            operator="alice",
-            connection="reconnecting in 3 s · 4 reconnects",
-            demo=True,
-            read_only=True,
-            title="run_7f3a9c",
-        )
+        yield HeaderStrip(**self.header_args)
 
 
 @pytest.mark.parametrize("width", [80, 60])
@@ -45,19 +54,8 @@ async def test_the_counter_and_the_badges_are_never_cut(width: int) -> None:
         assert "need" not in str(header.render())
 
 
-class LiveHeaderApp(App[None]):
-    def compose(self) -> ComposeResult:
-        yield HeaderStrip(
-            backend_host="ito-backend.example.internal:8741",
-            operator="alice",
-            connection="live",
-            demo=True,
-            title="run_7f3a9c0d12ab",
-        )
-
-
 async def test_the_host_gives_way_before_the_run_id_and_the_connection() -> None:
-    app = LiveHeaderApp()
+    app = HeaderApp("live", read_only=False, title="run_7f3a9c0d12ab")
     async with app.run_test(size=(80, 5)) as pilot:
         header = app.query_one(HeaderStrip)
         header.needs_you, header.needs_you_left_s = 1, 161.0

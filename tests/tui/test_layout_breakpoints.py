@@ -36,13 +36,6 @@ GATE_VALUE = re.compile(r"\d\.\d{3} ± \d+\.\d{3}")
 """A gate result's `82.102 ± 0.380`, on one line."""
 
 
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
-
-
 async def ended_run(url: str) -> str:
     """A happy run driven to its end (every gate passed)."""
     run_id = await start_run(url, "happy")

@@ -6,19 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import Static
 
 from ito_tui.tui.widgets.spend_bar import SpendBar
 
 from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse: no real config)
 
 
 async def test_the_booking_id_stays_at_80_columns_awaiting_approval(
