@@ -6,7 +6,8 @@ import argparse
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ito_tui.format import MISSING, ends_in, general, integer, starts_in, usd
+from ito_tui.describe import booking_state
+from ito_tui.format import ends_in, general, integer, starts_in, usd
 
 from .context import Context
 from .output import safe, schema_help
@@ -55,17 +56,16 @@ def booking_row(b: Booking) -> list[str]:
     fabric = f"{safe(b.fabric.kind)} {general(b.fabric.gbit_per_s_per_gpu, 6)} Gb/s"
     return [
         safe(b.booking_id),
-        safe(b.status),
+        booking_state(b.status, b.active_run_id),
         safe(b.gpu_sku),
         f"{integer(b.node_count)} × {integer(b.gpus_per_node)}",
         fabric,
         window(b),
         usd(b.price_usd_per_gpu_hour),
-        safe(b.active_run_id) if b.active_run_id else MISSING,
     ]
 
 
-HEADERS = ("booking", "status", "gpu", "nodes × gpus", "fabric", "window", "$/gpu-h", "run")
+HEADERS = ("booking", "status", "gpu", "nodes × gpus", "fabric", "window", "$/gpu-h")
 
 
 def cmd_bookings(ctx: Context) -> int:

@@ -80,7 +80,7 @@ def plan_pairs(p: Plan) -> list[tuple[str, str]]:
     if p.est_mfu_frac is not None:
         mfu = percent(p.est_mfu_frac, 1)
     else:
-        mfu = f"{MISSING} (not measured under fp8)" if precision in FP8 else MISSING
+        mfu = "not measured under fp8" if precision in FP8 else MISSING
     return [
         (
             "parallelism",
@@ -119,8 +119,8 @@ def render_estimate(out: Output, est: Estimate, budget_usd: object, booking: Boo
     if est.stages:
         out.line(out.style("stages", "bold"))
         rows = [
-            [stage_label(s.stage), count(s.tokens), fixed(s.gpu_hours, 0, grouping=True),
-             duration_h(s.wall_clock_h), usd(s.usd)]
+            [stage_label(s.stage), count(s.tokens) if s.tokens else MISSING,
+             fixed(s.gpu_hours, 0, grouping=True), duration_h(s.wall_clock_h), usd(s.usd)]
             for s in est.stages
         ]  # fmt: skip
         out.table(("  stage", "tokens", "gpu-h", "wall clock", "cost"), _indent(rows))

@@ -13,11 +13,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.screen import Screen
 
-from ito_tui.describe import KIND_SHORT
-from ito_tui.textsafe import one_line
-from ito_tui.tui.format import safe
+from ito_tui.describe import booking_state, proposal_words
+from ito_tui.format import duration, integer, stage_label, status_label
+from ito_tui.textsafe import one_line, safe
 from ito_tui.tui.session import Shell
-from ito_tui.tui.widgets.runfmt import duration
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -71,14 +70,15 @@ def binding_commands(screen: Screen[object], skip: object) -> Iterable[SystemCom
 def _booking_line(booking: Booking) -> str:
     return (
         f"Booking {safe(booking.booking_id)} · {safe(booking.gpu_sku)} "
-        f"{booking.node_count}×{booking.gpus_per_node} · {safe(booking.status)}"
+        f"{integer(booking.node_count)}×{integer(booking.gpus_per_node)} · "
+        f"{booking_state(booking.status, booking.active_run_id)}"
     )
 
 
 def run_line(run: RunSummary) -> str:
     """A run as the palette lists it; one that waits for a decision says so."""
-    stage = f" · {safe(run.current_stage)}" if run.current_stage else ""
-    line = f"Run {safe(run.run_id)} · {safe(run.state)}{stage} · {safe(run.booking_id)}"
+    stage = f" · {stage_label(run.current_stage)}" if run.current_stage else ""
+    line = f"Run {safe(run.run_id)} · {status_label(run.state)}{stage} · {safe(run.booking_id)}"
     if run.pending_proposal_ids:
         line += " · NEEDS APPROVAL"
     return line
@@ -86,7 +86,7 @@ def run_line(run: RunSummary) -> str:
 
 def proposal_line(proposal: Proposal, now: datetime) -> str:
     """A pending proposal as the palette lists it: id, run, kind, time left."""
-    kind = KIND_SHORT.get(str(proposal.kind), one_line(str(proposal.kind)))
+    kind = one_line(proposal_words(proposal.kind).short)
     left = (proposal.expires_at - now).total_seconds()
     expiry = f"expires in {duration(left)}" if left > 0 else "expiring now"
     return (

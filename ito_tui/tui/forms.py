@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from ito_tui.describe import SPEC_LABELS, name_fields
 from ito_tui.format import usd
 from ito_tui.spec_checks import check_data_ref as check_data_ref
 from ito_tui.spec_checks import check_model_size as check_model_size
 from ito_tui.spec_checks import params_of
-from ito_tui.textsafe import visible
 
 if TYPE_CHECKING:
     from ito_tui.contract import FieldError, Refusal, TrainingSpec
@@ -196,8 +196,10 @@ def server_errors(
     """One message per field from 422 refusals and validation errors; others under ''."""
     messages: dict[str, str] = {}
     for refusal in refusals:
-        # The reason only: the estimate panel shows the suggestion beside it.
-        messages.setdefault(field_for_refusal(refusal), visible(refusal.reason))
+        # The reason only: the estimate panel shows the suggestion beside it. The fields
+        # by the form's labels (`Budget USD`), not the API's (`budget_usd`).
+        reason = name_fields(refusal.reason, SPEC_LABELS)
+        messages.setdefault(field_for_refusal(refusal), reason)
     for error in errors:
-        messages.setdefault(field_for_error(error) or "", visible(error.msg))
+        messages.setdefault(field_for_error(error) or "", name_fields(error.msg, SPEC_LABELS))
     return messages

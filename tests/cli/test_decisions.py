@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from ito_tui.describe import proposal_words
+
 from .test_commands import submit, wait_for_proposal
 from .test_scripting import SMALL, strict
 
@@ -91,7 +93,8 @@ def test_decisions_table_says_who_decided_when_and_why(cli, decided) -> None:
     by = {p["proposal_id"]: p for p in decided["recorded"]}
     for row in rows:
         p = by[row.split()[0]]
-        assert p["run_id"] in row and p["kind"] in row and p["status"] in row
+        kind = proposal_words(p["kind"]).short  # the TUI's words: `rollback + skip`
+        assert p["run_id"] in row and kind in row and p["status"] in row
         assert p["decided_by"] in row
         at = datetime.fromisoformat(p["decided_at"])
         assert f"{at:%Y-%m-%d %H:%M:%S}" in row  # date and UTC time

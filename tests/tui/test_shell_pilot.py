@@ -195,9 +195,10 @@ async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_ru
         panel = await fresh_estimate(pilot, form)
         assert panel.estimate is not None and not panel.estimate.refused
         assert not form.query_one("#spec-submit", Button).disabled
-        rows = {r.plain.split()[0]: r.plain.split()[1:] for r in panel._stages(panel.estimate)}
+        # The stage column is 12 cells wide and holds labels with spaces (`data prep`).
+        rows = {r.plain[:12].strip(): r.plain[12:].split() for r in panel._stages(panel.estimate)}
         # Stages that train on no tokens show none ("0" read like a fault), then time, cost.
-        assert rows["data_prep"][0] == "—" and rows["pretrain"][0].endswith("B")
+        assert rows["data prep"][0] == "—" and rows["pretrain"][0].endswith("B")
 
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSubmitModal), what="confirm")

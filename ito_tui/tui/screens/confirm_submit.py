@@ -11,7 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ito_tui.tui.format import count, hours, safe, usd
+from ito_tui.format import count, duration_h, usd
+from ito_tui.textsafe import safe
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking, Estimate, TrainingSpec
@@ -40,7 +41,8 @@ def summary_lines(spec: TrainingSpec, booking: Booking, estimate: Estimate) -> l
         row("Cost", f"p50 {usd(estimate.usd_p50)} · p90 {usd(estimate.usd_p90)}", "bold"),
         row(
             "Wall clock",
-            f"p50 {hours(estimate.wall_clock_h_p50)} · p90 {hours(estimate.wall_clock_h_p90)}",
+            f"p50 {duration_h(estimate.wall_clock_h_p50)} · "
+            f"p90 {duration_h(estimate.wall_clock_h_p90)}",
         ),
     ]
 

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
-from ito_tui.tui.format import safe
+from ito_tui.textsafe import safe
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 

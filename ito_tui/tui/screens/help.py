@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from ito_tui.tui.format import safe
+from ito_tui.textsafe import safe
 
 
 class KeyRow(NamedTuple):

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from ito_tui.tui.format import safe
+from ito_tui.textsafe import safe
 from ito_tui.tui.session import shell
 
 if TYPE_CHECKING:

@@ -24,8 +24,9 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Select, Static
 from textual.worker import Worker
 
+from ito_tui.format import count, ends_in
+from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
-from ito_tui.tui.format import count, ends_in, safe
 from ito_tui.tui.forms import (
     CUSTOM_DATA_NOTE,
     FIELDS,

@@ -18,9 +18,8 @@ from textual.widgets import DataTable
 
 from ito_tui.contract import Proposal
 from ito_tui.describe import KIND_SHORT
+from ito_tui.format import duration
 from ito_tui.textsafe import one_line
-
-from .runfmt import duration
 
 STATUS_FILTERS: tuple[str | None, ...] = (None, "pending", "approved", "rejected", "expired")
 """The status filters in the order a key cycles them; "approved" includes the approvals

@@ -9,8 +9,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.format import fixed
-from ito_tui.tui.format import count, hours, pct, safe, usd, usd_short
+from ito_tui.describe import SPEC_LABELS, name_fields
+from ito_tui.format import MISSING, count, duration_h, fixed, percent, stage_label, usd, usd_compact
+from ito_tui.textsafe import safe
 from ito_tui.tui.widgets.bars import meter
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def _row(label: str, *parts: str | Content | tuple[str, str]) -> Content:
 
 
 def _plan_lines(plan: Plan) -> list[Content]:
-    mfu = "n/a (fp8)" if plan.est_mfu_frac is None else pct(plan.est_mfu_frac)
+    mfu = "not measured (fp8)" if plan.est_mfu_frac is None else percent(plan.est_mfu_frac)
     compiled = " · compile" if plan.compile else ""
     return [
         _row(
@@ -114,14 +115,19 @@ class EstimatePanel(Widget):
         out = [Content.styled("✗ Refused: cannot be submitted", "bold $gate-failed")]
         for refusal in estimate.refusals:
             out.append(
-                Content.assemble(("  ✗ ", "$gate-failed"), (safe(refusal.reason), "$gate-failed"))
+                Content.assemble(
+                    ("  ✗ ", "$gate-failed"),
+                    (name_fields(refusal.reason, SPEC_LABELS), "$gate-failed"),
+                )
             )
             if refusal.suggestion:
-                out.append(Content.assemble(("    → ", "$text-muted"), safe(refusal.suggestion)))
+                # The form's labels, not the API's fields: `Raise Budget USD to …`.
+                hint = name_fields(refusal.suggestion, SPEC_LABELS)
+                out.append(Content.assemble(("    → ", "$text-muted"), hint))
         return out
 
     def _time_and_cost(self, estimate: Estimate, bar_width: int) -> list[Content]:
-        p50, p90 = hours(estimate.wall_clock_h_p50), hours(estimate.wall_clock_h_p90)
+        p50, p90 = duration_h(estimate.wall_clock_h_p50), duration_h(estimate.wall_clock_h_p90)
         out = [_row("Time", f"p50 {p50} · p90 {p90}")]
         if self.window_h:
             out.append(_row("", meter(estimate.wall_clock_h_p90, self.window_h, bar_width)))
@@ -131,7 +137,10 @@ class EstimatePanel(Widget):
             else _row("", ("p90 EXCEEDS the booking", "$gate-failed"))
         )
         out.append(
-            _row("Cost", f"p50 {usd_short(estimate.usd_p50)} · p90 {usd_short(estimate.usd_p90)}")
+            _row(
+                "Cost",
+                f"p50 {usd_compact(estimate.usd_p50)} · p90 {usd_compact(estimate.usd_p90)}",
+            )
         )
         if self.budget:
             out.append(_row("", meter(float(estimate.usd_p90), float(self.budget), bar_width)))
@@ -148,11 +157,11 @@ class EstimatePanel(Widget):
         out = [Content.styled(f"{'Stage':<12}{'tokens':>8}{'time':>9}{'cost':>9}", "bold")]
         for stage in estimate.stages:
             # A stage that trains on no tokens (data prep, the plan) shows none, not "0".
-            tokens = count(stage.tokens) if stage.tokens else count(None)
+            tokens = count(stage.tokens) if stage.tokens else MISSING
             out.append(
                 Content(
-                    f"{safe(stage.stage)[:12]:<12}{tokens:>8}"
-                    f"{hours(stage.wall_clock_h):>9}{usd_short(stage.usd):>9}"
+                    f"{stage_label(stage.stage)[:12]:<12}{tokens:>8}"
+                    f"{duration_h(stage.wall_clock_h):>9}{usd_compact(stage.usd):>9}"
                 )
             )
         return out

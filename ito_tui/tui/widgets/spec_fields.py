@@ -1,4 +1,6 @@
-"""The training spec form's rows: one FieldRow per TrainingSpec field, compact for 80×24."""
+"""The training spec form's rows: one FieldRow per TrainingSpec field, compact for 80×24.
+
+The labels are `describe.SPEC_LABELS`: the words a refusal's hint uses for the fields."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from textual.app import ComposeResult
 from textual.suggester import SuggestFromList
 from textual.widgets import Collapsible, Input, Select
 
-from ito_tui.tui.format import safe
+from ito_tui.describe import SPEC_LABELS
+from ito_tui.textsafe import safe
 from ito_tui.tui.forms import POST_TRAINING_CHOICES, FormValues
 from ito_tui.tui.widgets.field_row import FieldRow
 
@@ -24,29 +27,29 @@ def spec_fields(caps: Capabilities | None, v: FormValues) -> ComposeResult:
     size = v.model_size or ("8B" if "8B" in sizes else (sizes[0] if sizes else ""))
     limit = caps.limits.max_budget_usd if caps else None
     yield FieldRow(
-        "Model size",
+        SPEC_LABELS["model_size"],
         _input("model_size", size, "e.g. 8B", SuggestFromList(sizes, case_sensitive=False)),
         hint=f"offered: {' '.join(safe(s) for s in sizes)}" if sizes else "",
         id="row-model_size",
     )
     yield FieldRow(
-        "Data",
+        SPEC_LABELS["data_ref"],
         _input("data_ref", v.data_ref, "s3:// hf:// catalog:// file:///"),
         id="row-data_ref",
     )
     yield FieldRow(
-        "Data kind",
+        SPEC_LABELS["data_kind"],
         _select("data_kind", [("curated", "curated"), ("custom", "custom")], v.data_kind),
         id="row-data_kind",
     )
     target = v.target_capability or (targets[0] if targets else "")
     yield FieldRow(
-        "Target",
+        SPEC_LABELS["target_capability"],
         _select("target_capability", [(safe(t), t) for t in targets], target),
         id="row-target_capability",
     )
     yield FieldRow(
-        "Budget USD",
+        SPEC_LABELS["budget_usd"],
         _input("budget_usd", v.budget_usd, f"max {limit:,.0f}" if limit else "e.g. 25,000"),
         id="row-budget_usd",
     )
@@ -54,17 +57,19 @@ def spec_fields(caps: Capabilities | None, v: FormValues) -> ComposeResult:
     if offered is not None:
         posts = [(label, value) for label, value in posts if not value or value in offered]
     yield FieldRow(
-        "Post-train",
+        SPEC_LABELS["post_training"],
         _select("post_training", posts, v.post_training),
         id="row-post_training",
     )
     with Collapsible(title="Advanced", collapsed=True, id="spec-advanced"):
         yield FieldRow(
-            "Tokens",
+            SPEC_LABELS["target_tokens"],
             _input("target_tokens", v.target_tokens, "default 20 × params"),
             id="row-target_tokens",
         )
-        yield FieldRow("Seq length", _input("seq_len", v.seq_len, "8192"), id="row-seq_len")
+        yield FieldRow(
+            SPEC_LABELS["seq_len"], _input("seq_len", v.seq_len, "8192"), id="row-seq_len"
+        )
 
 
 def _input(

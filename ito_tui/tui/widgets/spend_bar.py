@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .runfmt import usd
+from ito_tui.format import usd
 
 MARKS = (0.80, 0.95)
 """Budget warning thresholds drawn on the bar."""
