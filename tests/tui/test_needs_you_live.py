@@ -155,9 +155,10 @@ async def test_a_proposal_that_expired_unseen_stays_on_the_runs_list(
         )
         log = app.screen.query_one(EventLogView)
         pid = missed[0].proposal_id
+        await pilot.press("3")  # the Events tab: the log is drawn while it shows
 
         def expiry() -> list[str]:
-            return [e.text for e in log.source(None, pid) if e.type == "proposal.expired"]
+            return [e.text for e in log.entries if e.type == "proposal.expired" and pid in e.text]
 
         await wait_for(pilot, lambda: bool(expiry()), 20, "the expiry in the event log")
         assert expiry() == [f"proposal {pid} (rollback_and_skip) expired unseen"]

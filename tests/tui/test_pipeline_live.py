@@ -15,6 +15,7 @@ from textual.widgets import Button
 
 from ito_tui.client import ItoClient
 from ito_tui.contract import STAGE_ORDER
+from ito_tui.format import stage_label
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.gate_banner import GateBanner
 from tests.simproc import SimProcess
@@ -71,13 +72,13 @@ async def test_showcase_stages_pass_in_order(sim_factory: Callable[..., Any], tm
         assert state.outcome == "completed"
         assert [str(s.name) for s in state.stages][:9] == [s.value for s in STAGE_ORDER]
         assert all(str(s.state) in ("passed", "skipped") for s in state.stages)
+        order = [stage_label(s.value) for s in STAGE_ORDER]
         ended = [
-            e.text.split()[0]
+            next(label for label in order if e.text.startswith(f"{label} "))
             for e in screen.tracker.log
             if e.type in ("stage.completed", "stage.skipped")
         ]
         # What happened while the screen was open ended in pipeline order, once each.
-        order = [s.value for s in STAGE_ORDER]
         assert ended and ended == order[len(order) - len(ended) :], ended
         assert "completed" in (app.alerter.title or "")
         kinds = [a.kind for a in app.alerter.sent]
