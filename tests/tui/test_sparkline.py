@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from ito_tui.state import RunTracker
-from ito_tui.state.views import ChartView
+from ito_tui.state.views import ChartView, MarkerKind
 from ito_tui.tui.widgets.chart_text import LOWER, MARKER_GLYPHS, SHADE, chart_rows, value_span
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
@@ -32,14 +32,18 @@ def columns(width: int, first: float | None = None, last: float = 2.0) -> ChartV
 class OneChart(App[None]):
     CSS = "TextSparkline { height: 2; }"
 
-    def __init__(self, view: ChartView | None = None, css: str = "") -> None:
+    def __init__(self, view: ChartView | None = None) -> None:
         super().__init__()
         self.first_view = view
-        if css:
-            self.CSS = css
 
     def compose(self) -> ComposeResult:
         yield TextSparkline(self.first_view, id="chart")
+
+
+def styled_chart(view: ChartView, css: str) -> OneChart:
+    """`OneChart` with its own stylesheet (an app's CSS is per class)."""
+    app: OneChart = type("OneChart", (OneChart,), {"CSS": css})(view)
+    return app
 
 
 def rows_of(chart: TextSparkline) -> list[str]:
@@ -171,7 +175,7 @@ async def test_a_sample_inside_the_last_column_repaints_no_other_column() -> Non
 
 async def test_a_chart_as_tall_as_its_css_draws_that_many_rows() -> None:
     view = chart_view([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], label="loss", sublabel="SFT")
-    app = OneChart(view, css="TextSparkline { height: 4; }")
+    app = styled_chart(view, "TextSparkline { height: 4; }")
     async with app.run_test(size=(60, 6)) as pilot:
         await pilot.pause()
         chart = app.query_one(TextSparkline)
@@ -188,7 +192,7 @@ async def test_a_chart_as_tall_as_its_css_draws_that_many_rows() -> None:
 
 
 async def test_markers_are_drawn_by_kind_with_glyphs_of_their_own() -> None:
-    kinds = ("rewind", "fault", "recovery", "checkpoint", "gate")
+    kinds: tuple[MarkerKind, ...] = ("rewind", "fault", "recovery", "checkpoint", "gate")
     view = chart_view(
         [1.0] * 12, markers=[(2 * i, kind) for i, kind in enumerate(kinds)] + [(10, "fault")]
     )
@@ -350,7 +354,7 @@ async def test_a_figure_too_wide_for_the_stats_column_is_shortened_not_cut(
     low: float, high: float, shown: str, not_shown: str
 ) -> None:
     view = chart_view([low, high], key="spend_usd", unit="usd", label="spend")
-    app = OneChart(view, css="TextSparkline { width: 50; height: 2; }")  # a stats column of 12
+    app = styled_chart(view, "TextSparkline { width: 50; height: 2; }")  # a stats column of 12
     async with app.run_test(size=(60, 4)) as pilot:
         await pilot.pause()
         text = screen_text(pilot)
