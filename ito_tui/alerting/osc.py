@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import UTC
 from typing import Literal
+
+from ito_tui.format import when
 
 from .model import KIND_TITLES, Alert
 
@@ -98,7 +99,8 @@ def desktop_text(alert: Alert) -> tuple[str, str]:
     if alert.stage:
         parts.append(_safe(alert.stage))
     if alert.expires_at is not None:
-        parts.append(f"expires {alert.expires_at.astimezone(UTC):%H:%M:%S} UTC")
+        # With its date when the deadline falls on another day than the alert.
+        parts.append(f"expires {when(alert.expires_at, alert.at)}")
     return title, ", ".join(parts)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -41,11 +42,14 @@ def test_in_tmux_reads_tmux() -> None:
 def test_the_text_is_ours_never_the_summary() -> None:
     hostile = "run;\x07\x1b]0;x\x1b\\ rm -rf"
     a = Alert("proposal", hostile, "T", "SUMMARY-FROM-BACKEND", stage="pre\x1btrain",
-              expires_at=EXPIRES)  # fmt: skip
+              expires_at=EXPIRES, at=EXPIRES - timedelta(hours=3))  # fmt: skip
     title, body = desktop_text(a)
     assert title == "ito: Needs approval"
     assert "SUMMARY" not in title + body
     assert body == "run????0?x???rm?-rf, pre?train, expires 20:03:15 UTC"
+    # Raised the day before: the deadline carries its date.
+    _, body = desktop_text(replace(a, at=EXPIRES - timedelta(hours=21)))
+    assert body.endswith("expires Nov 29 20:03 UTC")
     for sequence in (notification(a, "osc9", tmux=False), notification(a, "osc777", tmux=False)):
         payload = sequence[2:-1]  # between "\x1b]" and BEL
         assert "\x1b" not in payload and "\x07" not in payload

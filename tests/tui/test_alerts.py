@@ -4,7 +4,7 @@ bell, title, desktop, command) obeys `[alerts]` per kind."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -36,6 +36,7 @@ def proposal(run_id: str = "run_b", pid: str = "prop_b_1") -> Alert:
         seq=7,
         proposal_id=pid,
         expires_at=EXPIRES,
+        at=EXPIRES - timedelta(minutes=10),  # asked the same day: the expiry's time alone
     )
 
 
