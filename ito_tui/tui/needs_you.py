@@ -165,6 +165,8 @@ class AppAlerts:
     # ------------------------------------------------------------ the watcher's news
 
     def _on_alert(self, alert: Alert) -> None:
+        if not self.app.screen_stack:
+            return  # the app is closing: not sent, so not marked sent (the next start sends it)
         self.alerter.alert(alert)
 
     def _on_change(self, needs_you: NeedsYou) -> None:
