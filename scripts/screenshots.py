@@ -123,7 +123,7 @@ SHOTS: list[tuple[str, dict[str, Any], Step, tuple[int, int]]] = [
 async def shoot(out: Path, name: str, client_kw: dict[str, Any], step: Step, size: Any) -> None:
     client = FakeShellClient(**client_kw)
     settings = Settings(backend_url="http://127.0.0.1:8741")
-    app = make_app(settings, client, clock=lambda: NOW)  # type: ignore[arg-type]  # a stand-in client
+    app = make_app(settings, client, clock=lambda: NOW)
     async with app.run_test(size=size) as pilot:
         await step(pilot)
         app.save_screenshot(filename=f"{name}.svg", path=str(out))

@@ -51,7 +51,7 @@ async def shoot(out: Path, name: str, start: str, spike: bool, size: tuple[int, 
 
     app = make_app(
         Settings(backend_url="http://127.0.0.1:8741"),
-        client,  # type: ignore[arg-type]
+        client,
         start=start,
         token=TokenCell(SecretStr("demo")),
         clock=lambda: NOW,
