@@ -149,7 +149,8 @@ async def test_without_proposals_read_the_app_names_the_missing_capability() -> 
         # The palette does not ask either.
         provider = ItoCommands(app.screen)
         await provider.startup()
-        assert not [e for e in provider._entries if e[0].startswith("Proposal ")]
+        offered = [hit.text or "" async for hit in provider.discover()]
+        assert offered and not [t for t in offered if t.startswith("Proposal ")]
 
 
 def test_filters_combine_status_run_and_operator() -> None:
@@ -275,7 +276,8 @@ async def test_the_palette_lists_decisions_once_and_each_pending_proposal() -> N
         assert titles.count("Decisions") == 1
         provider = ItoCommands(app.screen)
         await provider.startup()
-        proposals = [(text, run) for text, run, _help in provider._entries if "prop_" in text]
+        hits = [hit async for hit in provider.discover()]
+        proposals = [(h.text, h.command) for h in hits if h.text and "prop_" in h.text]
         assert [text for text, _ in proposals] == [
             "Proposal prop_c2d88e14f0b5_1 · run_c2d88e14f0b5 · rollback + skip · expires in 2m10s"
         ]  # only the pending one
