@@ -136,6 +136,10 @@ class RunsWatcher(Lending):
         while len(self._seen) > _MAX_SEEN:
             self._seen.popitem(last=False)
 
+    def seen(self, proposal_id: str) -> bool:
+        """Whether the operator was shown `proposal_id` (`mark_seen`; the latest ones kept)."""
+        return proposal_id in self._seen
+
     # ------------------------------------------------------------ the loop
 
     async def run(self) -> None:

@@ -97,7 +97,7 @@ async def test_another_runs_proposal_alerts_on_every_screen_and_ctrl_n_opens_it(
         assert isinstance(below, PipelineScreen) and below.run_id == run_b
         # Shown: it can no longer expire unseen.
         assert app.alerting.watcher is not None
-        assert urgent.proposal_id in app.alerting.watcher._seen
+        assert app.alerting.watcher.seen(urgent.proposal_id)
         # Nothing rang twice, though B's pipeline and the watcher both saw its events.
         assert app.bells == len(kinds) and len(app.alerter.sent) == len(kinds)
         # While B's pipeline follows B, the watcher takes its events from it: one stream.
