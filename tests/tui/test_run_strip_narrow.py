@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from textual.widgets import Static
 
-from ito_tui.tui.widgets.spend_bar import SpendBar
+from ito_tui.tui.widgets.spend_bar import SpendBar, spend_bar_text
 
 from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse: no real config)
@@ -36,6 +38,17 @@ async def test_the_booking_id_stays_at_80_columns_awaiting_approval(
         assert booking.region.width == len(str(booking.render()))
         assert status.region.right <= booking.region.x
         assert booking.region.right < spend.region.x and spend.region.right <= 80
-        assert spend.region.width >= 20
+        # The bar's figures whole: the compact money form where the exact one has no room.
+        bar = str(spend.render())
+        assert len(bar) <= spend.region.width and bar.endswith("%"), bar
+        assert re.search(r" \$[\d.,]+K?/\$[\d.,]+[KM]? \d+%$", bar), bar
         # The step and ETA give way (the stage list under the strip shows them).
         assert not screen.query_one("#run-progress").display
+
+
+def test_the_spend_bar_writes_compact_money_where_the_exact_has_no_room() -> None:
+    spent, budget = Decimal("8500.00"), Decimal("25000.00")
+    assert spend_bar_text(spent, budget, 40).endswith(" $8,500.00/$25,000.00 34%")
+    narrow = spend_bar_text(spent, budget, 24)
+    # 24 cells at 80 columns: the exact figures (25 cells) would leave no bar and be cut.
+    assert narrow.endswith(" $8.5K/$25.0K 34%") and len(narrow) == 24

@@ -9,17 +9,19 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.format import usd
+from ito_tui.format import usd, usd_compact
 
 MARKS = (0.80, 0.95)
 """Budget warning thresholds drawn on the bar."""
 
 
 def spend_bar_text(spent: Decimal, budget: Decimal, width: int) -> str:
-    """`████▒▒░░│░│ $4,120/$10,000 41%` — the bar with marks at 80% and 95%."""
-    label = f" {usd(spent)}/{usd(budget)}"
+    """`████▒▒░░│░│ $4,120.00/$10,000.00 41%` — the bar with marks at 80% and 95%; money
+    in the compact form (`$4.1K/$10.0K`) where the exact one would not leave the bar 6 cells."""
     frac = float(spent / budget) if budget > 0 else 0.0
-    label += f" {frac * 100:.0f}%"
+    label = f" {usd(spent)}/{usd(budget)} {frac * 100:.0f}%"
+    if width - len(label) < 6:
+        label = f" {usd_compact(spent)}/{usd_compact(budget)} {frac * 100:.0f}%"
     cells = max(6, width - len(label))
     filled = min(cells, round(frac * cells))
     chars = ["█" if i < filled else "░" for i in range(cells)]
