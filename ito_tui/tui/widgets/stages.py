@@ -35,11 +35,14 @@ def expanded(view: StageView) -> bool:
 
 
 def fraction(view: StageView) -> float | None:
-    """How far the stage is: by tokens where known (what the backend plans in), else steps."""
-    if view.tokens is not None and view.total_tokens:
-        return view.tokens / view.total_tokens
-    if view.step is not None and view.total_steps:
-        return view.step / view.total_steps
+    """How far the stage is: the backend's own fraction, else tokens (what it plans in),
+    else steps. Never a division that overflows: a hostile count past its total is done."""
+    p = view.stage.progress if view.stage is not None else None
+    if p is not None and p.frac is not None:
+        return p.frac
+    for done, total in ((view.tokens, view.total_tokens), (view.step, view.total_steps)):
+        if done is not None and total:
+            return done / total if done <= total else 1.0
     return None
 
 
