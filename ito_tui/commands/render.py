@@ -7,6 +7,7 @@ traceback). Nothing in this module talks to the network.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -23,12 +24,12 @@ from ito_tui.describe import (
 from ito_tui.format import (
     MISSING,
     count,
-    duration,
     duration_h,
     fixed,
     general,
     integer,
     percent,
+    progress_text,
     stage_label,
     status_label,
     usd,
@@ -194,9 +195,9 @@ def render_run(out: Output, run: Run) -> None:
         prog = ""
         p = st.stage.progress if st.stage is not None else None
         if p is not None and st.total_steps:
-            prog = f"{integer(st.step)}/{integer(st.total_steps)} ({percent(p.frac)})"
-            if st.eta_s is not None and st.status == "running":
-                prog += f" · ETA {duration(st.eta_s)}"
+            # The TUI's progress text; an ETA only while the stage runs.
+            shown = st if st.status == "running" else replace(st, eta_s=None)
+            prog = f"{progress_text(shown)} ({percent(p.frac)})"
         gate = ""
         if st.gate is not None:
             gate = f"gate {status_label(st.gate.status)}"
