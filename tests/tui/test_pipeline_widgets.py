@@ -420,7 +420,7 @@ async def test_runs_list_filters_opens_and_never_overlaps_requests() -> None:
         assert peak == 1 and calls >= 2
         assert screen.selected_run_id() == RUN_ID  # the run that needs a person comes first
         await pilot.press("s")  # active only
-        assert screen._rows_ids() == {RUN_ID, "run_5b21e0"}
+        assert screen.shown_run_ids() == {RUN_ID, "run_5b21e0"}
         await pilot.press("enter")
         await pilot.pause(0.3)
         assert isinstance(app.screen, PipelineScreen) and app.screen.run_id == RUN_ID

@@ -274,7 +274,7 @@ class RunsScreen(Screen[None]):
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
         return None if key.value is None else str(key.value)
 
-    def _rows_ids(self) -> set[str]:
+    def shown_run_ids(self) -> set[str]:
         """Ids of the runs the table shows now."""
         table = self.query_one(DataTable)
         return {str(key.value) for key in table.rows}
