@@ -1,8 +1,8 @@
-"""A proposal, a gate's verdict and the spec's field names in words, the same in the CLI
-and the TUI by construction.
+"""A proposal, a gate's verdict, a booking's state and the spec's field names in words, the
+same in the CLI and the TUI by construction.
 
-A person approves or rejects a proposal from `ito-tui proposals show` / `approve` /
-`reject` or from the TUI's modal. Both take every word from here: the kind's title and
+A person approves or rejects a proposal from `ito-tui proposals` / `approve` / `reject`
+or from the TUI's modal. Both take every word from here: the kind's title and
 action words (`proposal_words`), the evidence, the action and the cost (`evidence_text`,
 `action_text`, `cost_text`), what approving and rejecting do (`consequence`,
 `reject_consequence`), the expiry and the decision with their times (`format.when`).
@@ -12,7 +12,8 @@ false. Each kind has its own words: a budget extension is never called a restart
 counts lost steps only where steps can be lost. A backend's refusal or validation error
 names the API's fields (`Raise budget_usd …`); `name_fields` writes them as the person
 typed them: the flag in the CLI (`--budget-usd`, `SPEC_FLAGS`), the form's label in the
-TUI (`Budget USD`, `SPEC_LABELS`). Backend strings are made safe to show
+TUI (`Budget USD`, `SPEC_LABELS`). A booking is `ready`, `busy run_…` or its own status
+(`booking_state`) in the picker, the palette and the CLI. Backend strings are made safe to show
 (control characters visible, see `textsafe`), never interpreted. Pure: no I/O, no UI.
 """
 
