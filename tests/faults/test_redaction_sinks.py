@@ -19,6 +19,7 @@ import pytest
 from ito_tui import logs, paths
 from ito_tui.config import Settings
 from ito_tui.redaction import REDACTED
+from tests.support.toasts import record_toasts
 from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 from tests.tui.shell_helpers import screen_text
 
@@ -120,6 +121,7 @@ async def test_an_echoed_token_never_reaches_the_tui_screen(
     run_id = await start_run(t.url, "happy", token=TOKEN)
     logs.setup_logging(Settings.load(log_level="DEBUG"))
     app, _ = live_app(t.url, run_id, tmp_path, token=TOKEN)
+    toasts = record_toasts(app, monkeypatch, titled=True)
     texts: list[str] = []
     try:
         async with app.run_test(size=(200, 50)) as pilot:
@@ -130,7 +132,7 @@ async def test_an_echoed_token_never_reaches_the_tui_screen(
                 await pilot.press(tab)
                 await pilot.pause(0.5)
                 texts.append(screen_text(pilot))
-            texts += [f"{n.title}: {n.message}" for n in app._notifications]
+            texts += toasts
             assert app.is_running
     finally:
         for handler in [h for h in logging.getLogger().handlers if isinstance(h, logs._Handler)]:

@@ -10,6 +10,7 @@ import pytest
 
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.screens.login import LoginModal
+from tests.support.toasts import record_toasts
 from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
 
 from .conftest import Tampered
@@ -19,27 +20,24 @@ SPEED = 20_000.0
 """A run takes several seconds: long enough to open the screen and misbehave mid-run."""
 
 
-def notes(app: Any) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
-
-
 async def test_malformed_telemetry_is_named_and_the_pipeline_keeps_following(
-    tampered: Any, tmp_path: Path
+    tampered: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     t: Tampered = tampered(speed=SPEED)
     t.tamper.break_json(r"/telemetry$", lambda o: {**o, "items": [{"seq": "seven"}]})
     run_id = await start_run(t.url, "happy")
     app, _ = live_app(t.url, run_id, tmp_path)
+    notes = record_toasts(app, monkeypatch, titled=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
         screen = pipeline_of(app)
         await wait_for(
             pilot,
-            lambda: any("/telemetry" in n for n in notes(app)),
+            lambda: any("/telemetry" in n for n in notes),
             20,
             "a notice about the telemetry endpoint",
         )
-        (notice,) = [n for n in notes(app) if "/telemetry" in n][:1]
+        (notice,) = [n for n in notes if "/telemetry" in n][:1]
         assert "GET /v1/runs/{id}/telemetry" in notice and "items.0.seq" in notice, notice
         # The rest of the screen keeps working: the stream still drives it to the end.
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
