@@ -97,7 +97,7 @@ async def test_the_classes_follow_a_resize(sim_factory: Callable[..., Any], tmp_
 async def test_the_footer_keeps_quit_and_help_at_80_columns(width: int) -> None:
     app = make_app(
         settings(backend_url="http://127.0.0.1:8741"),
-        FakeRunClient(summaries=runs_list()[1:]),  # none waits: no `p Review proposal`
+        FakeRunClient(summaries=runs_list()),  # one waits: `p Review` too
         clock=lambda: NOW,
         start="runs",
     )
@@ -111,7 +111,7 @@ async def test_the_footer_keeps_quit_and_help_at_80_columns(width: int) -> None:
             if not key.has_class("-command-palette")
         }
         # Whole, left of the palette key: the runs list's own keys, then Quit and Help.
-        for name in ("Filter", "Refresh", "Decisions", "Quit", "Help"):
+        for name in ("Filter", "Refresh", "Review", "Cancel run", "Decisions", "Quit", "Help"):
             assert keys[name].right <= palette.region.x, (name, keys[name], palette.region)
         # The compact form (`s Filter`, no padding) only below 100 columns (` s Filter `).
         assert keys["Filter"].width == (len("s Filter") if width < 100 else len(" s Filter "))

@@ -1,5 +1,6 @@
 """Snapshots of the real app (make_app: its CSS, bindings, header and footer) at 200x50:
-the layout uses the space of a big terminal (wider left column, taller charts)."""
+the layout uses the space of a big terminal (wider left column, taller charts); and the runs
+list at 80x24, where what identifies a run always shows."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from typing import Any
 
 from tests.support.apps import settle_quiet, snapshot_app
 
-from .pipeline_fakes import NOW, RUN_ID, FakeRunClient, gate_fail_script, pretrain_script
+from .pipeline_fakes import (
+    NOW,
+    RUN_ID,
+    FakeRunClient,
+    gate_fail_script,
+    pretrain_script,
+    runs_list,
+)
 from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 SIZE = (200, 50)
@@ -30,3 +38,14 @@ def test_pipeline_gate_failed_at_200x50(snap_compare: Any) -> None:
     client = FakeRunClient(script=gate_fail_script().events)
     app = snapshot_app(client, now=NOW, start=RUN_ID)
     assert snap_compare(app, terminal_size=SIZE, run_before=settle_quiet)
+
+
+def test_runs_list_at_80x24(snap_compare: Any) -> None:
+    """You should see, on an 80x24 terminal, every run's id, state, spend (`$8.5K / $25.0K`)
+    and booking (`bk_h100_32n_ib_reserved_…`, cut at 24 past its `bk_`) with nothing sideways;
+    the waiting run first with `⚠ 1 to approve` in its state cell, a failed one with
+    `✗ gate failed`; the stage where there is room; the footer's Quit and Help whole."""
+    runs = runs_list()
+    runs[0] = runs[0].model_copy(update={"booking_id": "bk_h100_32n_ib_reserved_eval"})
+    app = snapshot_app(FakeRunClient(summaries=runs), now=NOW, start="runs")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle_quiet)

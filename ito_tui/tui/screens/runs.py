@@ -79,7 +79,9 @@ class RunsScreen(Screen[None]):
         Binding(
             "p",
             "review",
-            "Review proposal",
+            # "Review": the row's `⚠ 1 to approve` says what; at 80 columns the longer
+            # words pushed Quit and Help out of the footer.
+            "Review",
             id="runs.review",
             tooltip="Open the highlighted run to review its pending proposal",
         ),
