@@ -196,7 +196,8 @@ async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_ru
         assert panel.estimate is not None and not panel.estimate.refused
         assert not form.query_one("#spec-submit", Button).disabled
         # The stage column is 12 cells wide and holds labels with spaces (`data prep`).
-        rows = {r.plain[:12].strip(): r.plain[12:].split() for r in panel._stages(panel.estimate)}
+        drawn = panel.render().plain.splitlines()
+        rows = {line[:12].strip(): line[12:].split() for line in drawn}
         # Stages that train on no tokens show none ("0" read like a fault), then time, cost.
         assert rows["data prep"][0] == "—" and rows["pretrain"][0].endswith("B")
 
