@@ -22,7 +22,8 @@ import pytest
 from ito_tui.cli import main
 from tests.support.keyring import CLASS_PATH, ENV, FileKeyring
 
-TESTS_DIR = Path(__file__).resolve().parents[1]
+REPO_DIR = Path(__file__).resolve().parents[2]
+"""On a subprocess's PYTHONPATH: its keyring backend is `tests.support.keyring.FileKeyring`."""
 ITO_TUI = Path(sys.executable).parent / "ito-tui"
 
 
@@ -78,7 +79,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
 def subprocess_env(**extra: str) -> dict[str, str]:
     """The current (isolated) environment for a CLI subprocess, plus `extra`."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(TESTS_DIR), env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_DIR), env.get("PYTHONPATH", "")) if p)
     env.update(extra)
     return env
 
