@@ -3,8 +3,11 @@
 Human lines use the shared event-log summaries (`ito_tui.state.describe`, the
 same text the TUI's log shows, already terminal-safe) and throttle the chatty
 types (telemetry, stage.progress) to one line every few seconds so a fast run
-stays readable; JSON mode prints every event. Connection changes go to stderr
-in both modes, so stdout stays a clean stream; a flapping connection gets one
+stays readable; JSON mode prints every event. A line starts with its UTC time of
+day; a line of another day than the one before it (today, before the first) comes
+after a `── 2026-11-30 (UTC) ──` line, so a watch left running overnight, or replaying
+yesterday's events, never shows a time without its date. Connection changes go to
+stderr in both modes, so stdout stays a clean stream; a flapping connection gets one
 line, then summaries with a count (`Flaps`), never a line per reconnect.
 Numbers follow `ito_tui.format`: a diverged loss prints `NaN` or `∞`, and JSON
 lines carry `"NaN"` / `"Infinity"`. A failed gate adds one line per failing benchmark:
@@ -15,6 +18,7 @@ its value, the comparator and threshold it missed, and by how much (in JSON mode
 from __future__ import annotations
 
 import time
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ito_tui.format import MISSING, fixed, general, integer, percent, stage_label, usd
@@ -77,7 +81,7 @@ def failing_text(r: GateResult) -> str:
 class WatchPrinter:
     """Prints events of one run as human lines or JSON lines."""
 
-    def __init__(self, out: Output, *, as_json: bool) -> None:
+    def __init__(self, out: Output, *, as_json: bool, today: date | None = None) -> None:
         self.out = out
         self.as_json = as_json
         self._last: dict[str, float] = {}
@@ -87,6 +91,9 @@ class WatchPrinter:
         self._reconnects = 0
         self._note: str | None = None
         self._gates_told: set[str] = set()
+        self._day = today or datetime.now(UTC).date()
+        """The UTC day of the last line printed (today before the first): each line says
+        only its time, so a line of another day is preceded by that day's date."""
 
     def event(self, event: EventBase) -> None:
         """Print one event (human lines of chatty types are throttled)."""
@@ -104,7 +111,11 @@ class WatchPrinter:
         styles = ("green",) if event.type in _GOOD else _STYLE.get(severity_of(event), ())
         label = self.out.style(f"{safe(event.type):<24}", *styles)
         text = telemetry_text(event) if event.type == "telemetry" else describe(event)
-        self.out.line(f"{event.ts:%H:%M:%S} {event.seq:>6} {label} {text}")
+        at = event.ts.astimezone(UTC)
+        if at.date() != self._day:
+            self._day = at.date()
+            self.out.line(self.out.style(f"── {at:%Y-%m-%d} (UTC) ──", "dim"))
+        self.out.line(f"{at:%H:%M:%S} {event.seq:>6} {label} {text}")
         gate = getattr(getattr(event, "data", None), "gate", None)
         if event.type == "gate.failed" and gate is not None:
             self.gate_failures(gate)

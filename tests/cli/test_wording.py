@@ -123,3 +123,37 @@ def test_a_decided_proposal_carries_the_date_of_its_decision() -> None:
     out = io.StringIO()
     render_proposal(Output(out, io.StringIO(), environ={}), p, now=NOW)
     assert re.search(r"^  decided +APPROVED by ana at Nov 29 03:04 UTC$", out.getvalue(), re.M)
+
+
+def test_watch_dates_a_line_of_another_day() -> None:
+    """`watch` lines carry the time of day only; a day change gets its own date line."""
+    from datetime import timedelta
+
+    from ito_tui.commands.watchfmt import WatchPrinter
+    from ito_tui.contract import parse_event
+
+    today = datetime(2026, 12, 1, 0, 0, 5, tzinfo=UTC)
+    out = io.StringIO()
+    printer = WatchPrinter(
+        Output(out, io.StringIO(), environ={}), as_json=False, today=today.date()
+    )
+    for seq, at in enumerate((today - timedelta(hours=2), today - timedelta(hours=1), today), 1):
+        printer.event(
+            parse_event(
+                {
+                    "seq": seq,
+                    "run_id": "run_1",
+                    "type": "stage.completed",
+                    "ts": at.isoformat(),
+                    "data": {"stage": "mid_train"},
+                }
+            )
+        )
+    yesterday = (today - timedelta(days=1)).date()
+    assert out.getvalue().splitlines() == [
+        f"── {yesterday:%Y-%m-%d} (UTC) ──",
+        f"22:00:05      1 {'stage.completed':<24} mid-train completed",
+        f"23:00:05      2 {'stage.completed':<24} mid-train completed",
+        f"── {today:%Y-%m-%d} (UTC) ──",
+        f"00:00:05      3 {'stage.completed':<24} mid-train completed",
+    ]
