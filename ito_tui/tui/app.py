@@ -90,7 +90,7 @@ class ItoApp(ThemedApp[None]):
             "reconnect",
             "Reconnect",
             id="app.reconnect",
-            tooltip="Read capabilities and who you are again",
+            tooltip="Connect again (capabilities, who you are); this screen stays",
             show=False,
         ),
     ]
@@ -315,7 +315,9 @@ class ItoApp(ThemedApp[None]):
         yield SystemCommand(
             "Decisions", "Every proposal across runs: who decided what, when", self.show_decisions
         )
-        yield SystemCommand("Reconnect", "Connect to the backend again", self.action_reconnect)
+        yield SystemCommand(
+            "Reconnect", "Connect to the backend again; this screen stays", self.action_reconnect
+        )
         yield SystemCommand("Log in", "Enter an operator token", self.action_login)
         yield from binding_commands(screen, skip=self)
 
