@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ito_tui.desk_sim import SimConfig, create_app
+from tests.support.isolation import isolate_user_dirs
 from tests.support.servers import sim_config
 
 from .tamper import Tamper
@@ -27,12 +28,7 @@ class Tampered:
 @pytest.fixture(autouse=True)
 def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No fault test reads or writes the real config, data, logs or token."""
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    monkeypatch.delenv("ITO_TOKEN", raising=False)
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
+    isolate_user_dirs(tmp_path, monkeypatch)
     yield
 
 

@@ -13,6 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.support.apps import settings
+from tests.support.isolation import isolate_user_dirs
 from tests.support.waiting import wait_for
 
 __all__ = ["isolated_user_dirs", "screen_text", "settings", "wait_for"]
@@ -21,10 +22,7 @@ __all__ = ["isolated_user_dirs", "screen_text", "settings", "wait_for"]
 @pytest.fixture(autouse=True)
 def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No test reads the real config, themes, logs or token."""
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    monkeypatch.delenv("ITO_TOKEN", raising=False)
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(tmp_path / "absent.toml"))
+    isolate_user_dirs(tmp_path, monkeypatch)
     yield
 
 
