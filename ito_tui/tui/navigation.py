@@ -91,6 +91,11 @@ class Navigation:
         app = self.app
         if app.current_mode != MAIN_MODE:
             app.switch_mode(MAIN_MODE)
+            if self.start_base is not None and not is_runs_list(self.start_base):
+                # A run's start stack cannot be gone back to (ctrl+r opens the runs list,
+                # from which the run opens anew): close it, and the stream it still followed.
+                app.remove_mode(START_MODE)
+                self.start_base = None
         while len(app.screen_stack) > 1:
             app.pop_screen()
 

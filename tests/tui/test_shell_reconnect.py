@@ -115,3 +115,24 @@ async def test_an_unreachable_backend_on_ctrl_l_keeps_the_screens_and_retry_retu
         await pilot.press("r")  # Retry
         await wait_for(pilot, lambda: app.session.connection == "live", what="connected again")
         assert app.screen is runs
+
+
+async def test_leaving_the_run_the_app_started_on_closes_it_and_its_stream(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    # `ito-tui --start run_…` opens the run as a stack of its own; ctrl+o leaves it for the
+    # picker, and nothing leads back to it (ctrl+r opens the runs list): it was left
+    # mounted, following its stream and holding the run lent, unseen.
+    sim = sim_factory(scenario="happy", speed=SPEED)
+    run_id = await start_run(sim.url, "happy")
+    app, _client = live_app(sim.url, run_id, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PipelineScreen), what="run screen")
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        await wait_for(pilot, lambda: stream_worker(screen) is not None, what="following")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: not screen.is_attached, what="the start run closed")
+        assert isinstance(app.screen, BookingsScreen) and stream_worker(screen) is None
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), what="the runs list")
