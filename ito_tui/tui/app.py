@@ -90,7 +90,7 @@ class ItoApp(ThemedApp[None]):
             "reconnect",
             "Reconnect",
             id="app.reconnect",
-            tooltip="Connect again (capabilities, who you are); this screen stays",
+            tooltip="Connect again; you stay on this screen",
             show=False,
         ),
     ]
