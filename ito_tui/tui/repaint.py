@@ -97,7 +97,9 @@ class Repaints:
         if unknown:
             raise KeyError(f"no such panel: {', '.join(unknown)}")
         self._dirty.update(names)
-        self._schedule(self._panels[n].interval for n in names)
+        # A hidden panel stays dirty without a wake-up: `shown` schedules it.
+        panels = self._panels
+        self._schedule(panels[n].interval for n in names if panels[n].visible())
 
     def mark_all(self) -> None:
         """Everything changed (a seed, a rebase): every panel is painted once more."""

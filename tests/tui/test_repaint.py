@@ -98,6 +98,8 @@ def test_a_hidden_panel_is_not_painted_and_catches_up_once_shown() -> None:
     host = FakeHost()
     repaints, painted, shown = scheduler(host)
     shown["log"] = False
+    repaints.mark("log")
+    assert not host.soon and not host.timers  # no wake-up for a hidden panel
     repaints.mark("log", "stages")
     host.run_soon()
     assert painted == ["stages"]

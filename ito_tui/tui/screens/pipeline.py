@@ -112,7 +112,8 @@ class PipelineScreen(RunActions):
         for name_, paint in zip(
             RUN_PANELS, (self._paint_strip, self._paint_stages, self._paint_detail), strict=True
         ):
-            panel(name_, paint, interval=fast)
+            # Under another screen (not a modal) nothing is painted; `shown` catches up.
+            panel(name_, paint, interval=fast, visible=self._on_top)
         panel("charts", self._paint_charts, interval=fast, visible=self._on_tab("tab-telemetry"))
         panel("log", self._paint_log, interval=fast, visible=self._on_tab("tab-events"))
         panel("loss", self.proposals.paint_loss, interval=fast, visible=self.proposals.loss_shown)
@@ -304,7 +305,7 @@ class PipelineScreen(RunActions):
     # ------------------------------------------------------------ paints
 
     def _on_tab(self, tab: str) -> Callable[[], bool]:
-        return lambda: self._tabs.active == tab
+        return lambda: self._tabs.active == tab and self._on_top()
 
     def _paint_strip(self) -> None:
         s, progress = self.run_state, self.tracker.progress()

@@ -64,10 +64,15 @@ class RunStrip(Horizontal):
     """The run's step, ETA and spend (`RunTracker.progress()`)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="run-status", markup=False)
-        yield Static(id="run-booking", markup=False)
-        yield Static(id="run-progress", markup=False)
-        yield SpendBar(id="spend")
+        # Kept: the strip is assigned at every repaint of the run.
+        self._status_box = Static(id="run-status", markup=False)
+        self._booking_box = Static(id="run-booking", markup=False)
+        self._progress_box = Static(id="run-progress", markup=False)
+        self._spend = SpendBar(id="spend")
+        yield self._status_box
+        yield self._booking_box
+        yield self._progress_box
+        yield self._spend
 
     _status = ""
     _booking = ""
@@ -80,12 +85,12 @@ class RunStrip(Horizontal):
         if status.plain != self._status:
             # Assigned on every event; an update lays out the whole screen, so only on change.
             self._status = status.plain
-            self.query_one("#run-status", Static).update(status)
+            self._status_box.update(status)
             self._fit()
         booking = booking_text(s)
         if booking.plain != self._booking:
             self._booking = booking.plain
-            self.query_one("#run-booking", Static).update(booking)
+            self._booking_box.update(booking)
             self._fit()
 
     def watch_progress(self, p: Progress | None) -> None:
@@ -94,10 +99,10 @@ class RunStrip(Horizontal):
         line = progress_line(p)
         if line != self._progress:
             self._progress = line
-            self.query_one("#run-progress", Static).update(Text(line))
+            self._progress_box.update(Text(line))
             self._fit()
         if p is not None and p.budget_usd is not None:
-            spend = self.query_one(SpendBar)
+            spend = self._spend
             spend.budget = p.budget_usd
             spend.spent = p.usd_spent if p.usd_spent is not None else Decimal(0)
 
@@ -112,6 +117,6 @@ class RunStrip(Horizontal):
         # Each box is its text plus a margin of 2 (DEFAULT_CSS).
         used = sum(len(t) + 2 for t in (self._status, self._booking, self._progress))
         shown = bool(self._progress) and used + self.SPEND_ROOM <= width
-        progress = self.query_one("#run-progress", Static)
+        progress = self._progress_box
         if progress.display != shown:
             progress.display = shown
