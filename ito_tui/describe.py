@@ -243,12 +243,15 @@ def gate_result_text(r: GateResult, *, verdict: bool = False) -> str:
     return text + (" pass" if r.passed else " FAIL") if verdict else text
 
 
-def booking_state(status: object, active_run_id: str | None) -> str:
+def booking_state(status: object, active_run_id: str | None, *, run: bool = True) -> str:
     """A booking as the picker, the palette and the CLI call it: `ready` (completed, no
-    run on it), `busy run_…` (a run holds it), else its own status (`pending`, `expired`)."""
+    run on it), `busy run_…` (a run holds it; `busy` without `run`), else its own status
+    (`pending`, `expired`)."""
     if str(status) != "completed":
         return visible(str(status))
-    return f"busy {visible(active_run_id)}" if active_run_id else "ready"
+    if not active_run_id:
+        return "ready"
+    return f"busy {visible(active_run_id)}" if run else "busy"
 
 
 SPEC_FLAGS: dict[str, str] = {

@@ -71,7 +71,8 @@ def _booking_line(booking: Booking) -> str:
     return (
         f"Booking {safe(booking.booking_id)} · {safe(booking.gpu_sku)} "
         f"{integer(booking.node_count)}×{integer(booking.gpus_per_node)} · "
-        f"{booking_state(booking.status, booking.active_run_id)}"
+        # Not the run's id: typing it in the palette finds the run, not its booking.
+        f"{booking_state(booking.status, booking.active_run_id, run=False)}"
     )
 
 
