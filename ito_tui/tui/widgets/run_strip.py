@@ -98,8 +98,11 @@ class RunStrip(Horizontal):
             return
         line = progress_line(p)
         if line != self._progress:
+            # A layout lays out and repaints the whole screen (bench #4, #5): this box is
+            # as wide as its text, so only a text of another length needs one.
+            relayout = len(line) != len(self._progress)
             self._progress = line
-            self._progress_box.update(Text(line))
+            self._progress_box.update(Text(line), layout=relayout)
             self._fit()
         if p is not None and p.budget_usd is not None:
             spend = self._spend
