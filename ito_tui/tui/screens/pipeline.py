@@ -376,7 +376,7 @@ class PipelineScreen(RunActions):
     def _paint_log(self) -> None:
         log = self._log
         entries = self.tracker.log.filter(kind=log.kind, query=log.search or None)
-        log.entries = self.proposals.mark_unseen(entries)
+        log.entries = tuple(self.proposals.mark_unseen(entries))
 
     def _paint_timeline(self) -> None:
         s, timeline = self.run_state, self._timeline
