@@ -29,7 +29,10 @@ async def test_a_refusal_names_the_forms_fields_and_the_stages_their_labels(sim:
         error = form.query_one("#row-budget_usd", FieldRow).error
         assert error and "budget_usd" not in error
         assert SPEC_LABELS["budget_usd"] in screen_text(pilot)  # the label the hint names
-        stages = [line.plain for line in panel._stages(panel.estimate)]
+        # The stage table as the pane draws it: its header, then one row per stage.
+        drawn = [line.plain for line in panel.lines(80)]
+        start = next(i for i, line in enumerate(drawn) if line.startswith("Stage "))
+        stages = drawn[start : start + 1 + len(panel.estimate.stages)]
         assert any(s.startswith("data prep ") for s in stages), stages
         assert any(s.startswith("mid-train ") for s in stages), stages
         assert not any("_" in s.split()[0] for s in stages[1:]), stages
