@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.widgets import TabbedContent
 
+from ito_tui.format import MISSING
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.widgets.sparkline import NAN_GLYPH, POS_INF_GLYPH, TextSparkline
 from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
@@ -118,7 +119,7 @@ async def test_null_measurements_are_gaps_and_the_run_goes_on(
     tampered: Any, tmp_path: Path
 ) -> None:
     """A backend that sends null for every telemetry measurement (legal: no value this
-    sample): the samples are accepted, the charts show `–`, the run is followed to its end."""
+    sample): the samples are accepted, the charts show `—`, the run is followed to its end."""
     t: Tampered = tampered(speed=SPEED)
     t.tamper.poison(nulls)
     run_id = await start_run(t.url, "happy")
@@ -128,7 +129,7 @@ async def test_null_measurements_are_gaps_and_the_run_goes_on(
         assert screen.run_state.outcome == "completed"
         assert not [e for e in screen.tracker.log if e.type.startswith("invalid:")]
         assert screen.tracker.bank.samples > 0
-        assert chart_value(app, "loss") == "–"
+        assert chart_value(app, "loss") == MISSING
         await alive_and_answering(pilot)
 
 

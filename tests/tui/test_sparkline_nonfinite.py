@@ -14,6 +14,7 @@ from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, RunTracker
 from ito_tui.state.metrics import METRICS
 from ito_tui.tui.widgets.chart_text import (
     LOWER,
+    MARKER_GLYPHS,
     NAN_GLYPH,
     NEG_INF_GLYPH,
     POS_INF_GLYPH,
@@ -34,6 +35,16 @@ def test_non_finite_columns_are_marked_where_they_are_and_the_rest_is_drawn() ->
     # A NaN-only column between finite ones is not a hole to fill with the last bar.
     gap = chart_view([1.0, None, 2.0], odd=[0, NAN_BIT, 0])
     assert [row[1] for row in chart_rows(gap, 2)] == [NAN_GLYPH, " "]
+
+
+def test_no_marker_hides_a_non_finite_mark() -> None:
+    view = chart_view(
+        [1.0, None, None, 2.0],
+        odd=[0, NAN_BIT, POS_INF_BIT, 0],
+        markers=[(1, "gate"), (2, "fault"), (3, "gate")],
+    )
+    top, _bottom = chart_rows(view, 2)
+    assert top[1:] == NAN_GLYPH + POS_INF_GLYPH + MARKER_GLYPHS["gate"]
 
 
 def test_a_chart_of_only_non_finite_samples_shows_only_marks() -> None:

@@ -13,7 +13,8 @@ drawn at its true height, so the others sit at the bottom and the min–max labe
 
 Markers (a rewind, a fault, the recovery from it, a checkpoint, a gate) are drawn on the
 top row, one glyph per kind (`MARKER_GLYPHS`), so they read apart without colour; where
-two fall in one column the more urgent one shows (`MARKER_PRIORITY`). A checkpoint is
+two fall in one column the more urgent one shows (`MARKER_PRIORITY`), and none covers a
+non-finite mark (data comes first: a diverged run's gates fell on its `↑`s). A checkpoint is
 routine (every few minutes, on every chart): its mark goes only where the top row is
 empty, so it never cuts a bar (a full chart read `•███•███•███`); the timeline tab lists
 every checkpoint.
@@ -154,7 +155,9 @@ def _marked(grid: list[list[str]], view: ChartView) -> list[str]:
             shown[col] = kind
     top = grid[0] if grid else []
     for col, kind in shown.items():
-        if kind not in ROUTINE or top[col] == " ":
+        cell = top[col]
+        # A non-finite mark is data (a diverged loss): no marker hides it.
+        if cell not in NONFINITE_GLYPHS and (kind not in ROUTINE or cell == " "):
             top[col] = MARKER_GLYPHS[kind]
     return ["".join(r) for r in grid]
 
