@@ -136,7 +136,7 @@ def running_stage(eta: Any, **progress: Any) -> Any:
 
 @pytest.mark.parametrize(
     ("eta", "shown"),
-    [(INF, "eta ∞"), (NAN, "eta NaN"), ("Infinity", "eta ∞"), (1e308, "eta >999d")],
+    [(INF, "ETA ∞"), (NAN, "ETA NaN"), ("Infinity", "ETA ∞"), (1e308, "ETA >999d")],
 )
 def test_status_with_an_infinite_eta_exits_0_and_prints_it(
     tampered: Any,
@@ -169,7 +169,7 @@ def test_status_with_counts_beyond_float_range_prints_them_bounded(
     t.tamper.break_json(RUN_PATH, running_stage(1.0, **huge))
     code, out, err = run_cli(capsys, monkeypatch, "status", run_id)
     assert code == 0, err[-2000:]
-    assert "1e400/1e400 (NaN)" in out, out
+    assert "step 1e400/1e400 · ETA 1s (NaN)" in out, out
     assert max(len(line) for line in out.splitlines()) < 200
     no_traceback(err)
     code, out, err = run_cli(capsys, monkeypatch, "status", run_id, "--json")

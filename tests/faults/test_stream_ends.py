@@ -20,6 +20,7 @@ from pydantic import SecretStr
 
 from ito_tui.client import ConnectionState, ItoClient
 from ito_tui.contract import EventBase, event_to_json, make_event
+from ito_tui.format import status_label
 from tests.client import samples
 from tests.client.conftest import envelope, sse
 from tests.client.fakeserver import Conn, FakeServer, Received
@@ -82,7 +83,7 @@ def test_watch_exits_with_the_outcome_when_the_end_came_as_204(
     assert got == code, (out[-1500:], err[-1500:])
     assert "ended before the run's last event" in err, err
     outcome = "completed" if code == 0 else "gate_failed"
-    assert f"run {run_id} {outcome}" in out.splitlines()[-1], out[-500:]
+    assert f"run {run_id} {status_label(outcome)}" in out.splitlines()[-1], out[-500:]
     assert raw_controls(out + err) == []
 
 
@@ -124,7 +125,7 @@ def test_watch_says_the_history_went_backwards_and_reports_the_end(
     assert sum(" run.state_changed " in line for line in lines) >= 20
     if not ended:
         assert any(" 19 " in line and "run.completed" in line for line in lines), out
-    assert f"run {run.run_id} {final}" in lines[-1], out[-500:]
+    assert f"run {run.run_id} {status_label(final)}" in lines[-1], out[-500:]
 
 
 def test_a_flapping_stream_is_reported_once_then_summarised(

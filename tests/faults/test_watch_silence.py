@@ -42,7 +42,7 @@ async def test_a_run_that_hangs_while_watched_runs_the_command_once_for_its_sile
     silent = [a for a in alerts if a["kind"] == "silent"]
     assert [(a["run_id"], a["stage"]) for a in silent] == [(run_id, "pretrain")]
     assert silent[0]["summary"] == (
-        f"{run_id}: no progress for 10 min while the backend is connected; "
+        f"{run_id}: no progress for 10m00s while the backend is connected; "
         "it has not reported a fault."
     )
     assert alerts[-1]["kind"] == "run_end"
