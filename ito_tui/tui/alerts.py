@@ -25,7 +25,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ito_tui.alerting.osc import desktop_mode, in_tmux, notification
-from ito_tui.format import percent
+from ito_tui.format import percent, stage_label
 from ito_tui.textsafe import one_line
 from ito_tui.tui.textual_private import write_to_terminal  # App._driver is private
 
@@ -48,8 +48,6 @@ COALESCE_S = 2.0
 
 BASE_TITLE = "ito"
 """The terminal title on a screen that is not a run's."""
-
-STAGE_WORDS = {"mid_train": "mid-train", "long_context": "long-context", "data_prep": "data prep"}
 
 PLURALS = {
     "proposal": "proposals",
@@ -99,7 +97,7 @@ def terminal_title(state: RunState) -> str:
     elif state.current_stage:
         stage = state.stage(state.current_stage)
         frac = stage.progress.frac if stage is not None and stage.progress else None
-        word = STAGE_WORDS.get(state.current_stage, state.current_stage)
+        word = stage_label(state.current_stage)
         parts.append(f"{word} {percent(frac)}" if frac else word)
     if state.pending_proposals:
         parts.append("NEEDS APPROVAL")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.message_pump import MessagePump
 from textual.worker import Worker, WorkerState
 
-from ito_tui.tui.format import safe
+from ito_tui.textsafe import safe
 from ito_tui.tui.messages import WorkerFailed
 
 if TYPE_CHECKING:

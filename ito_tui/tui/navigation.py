@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from ito_tui.tui.format import safe
+from ito_tui.textsafe import safe
 
 if TYPE_CHECKING:
     from textual.screen import Screen

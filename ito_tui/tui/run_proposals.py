@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from ito_tui.textsafe import safe
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.runfmt import safe
 
 if TYPE_CHECKING:
     from textual.screen import Screen

@@ -22,8 +22,8 @@ from ito_tui.client.errors import Conflict, ItoError
 from ito_tui.contract import Run, Spend
 from ito_tui.format import fixed, usd
 from ito_tui.state.views import Progress
+from ito_tui.textsafe import safe
 from ito_tui.tui.session import shell
-from ito_tui.tui.widgets.runfmt import safe
 
 
 def spend_text(spend: Spend | None, progress: Progress | None = None) -> Text:

@@ -46,6 +46,7 @@ from textual.worker import Worker, WorkerState
 
 from ito_tui.alerting.model import alert_for
 from ito_tui.state import RunState, RunTracker
+from ito_tui.textsafe import safe
 from ito_tui.tui.alerts import terminal_title
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.messages import NeedsYouChanged, Reconnected, WorkerFailed
@@ -59,7 +60,6 @@ from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.gate_banner import GateBanner
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.run_strip import RunStrip
-from ito_tui.tui.widgets.runfmt import safe
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel

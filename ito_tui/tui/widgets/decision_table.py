@@ -18,7 +18,7 @@ from textual.widgets import DataTable
 
 from ito_tui.contract import Proposal
 from ito_tui.describe import KIND_SHORT
-from ito_tui.format import duration
+from ito_tui.format import MISSING, duration
 from ito_tui.textsafe import one_line
 
 STATUS_FILTERS: tuple[str | None, ...] = (None, "pending", "approved", "rejected", "expired")
@@ -36,7 +36,7 @@ under the table and the modal show it whole."""
 
 def stamp(moment: datetime | None) -> str:
     """`11-29 12:00:03`: a date and a UTC time, as the runs list writes them."""
-    return "–" if moment is None else moment.astimezone(UTC).strftime("%m-%d %H:%M:%S")
+    return MISSING if moment is None else moment.astimezone(UTC).strftime("%m-%d %H:%M:%S")
 
 
 def settled_at(p: Proposal) -> datetime | None:
@@ -74,7 +74,7 @@ def cells_of(p: Proposal, now: datetime, unseen: frozenset[str]) -> dict[str, st
         "run": one_line(p.run_id),
         "kind": KIND_SHORT.get(str(p.kind), one_line(str(p.kind))),
         "status": status_word(p, now, unseen),
-        "by": one_line(p.decided_by) if p.decided_by else "–",
+        "by": one_line(p.decided_by) if p.decided_by else MISSING,
         "decided UTC": stamp(settled_at(p)),
         "comment": one_line(p.comment) if p.comment else "",
     }

@@ -8,9 +8,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Gate
-from ito_tui.format import general
-
-from .runfmt import safe, stage_label
+from ito_tui.format import general, stage_label
+from ito_tui.textsafe import safe
 
 
 def failing_summary(gate: Gate) -> str:

@@ -17,8 +17,8 @@ from textual.widgets import Static
 from ito_tui.format import MISSING, progress_text, stage_label, status_label
 from ito_tui.state import RunState
 from ito_tui.state.views import Progress
+from ito_tui.textsafe import safe
 
-from .runfmt import safe
 from .spend_bar import SpendBar
 
 

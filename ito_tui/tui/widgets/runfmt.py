@@ -2,8 +2,7 @@
 `rich.text.Text`, progress bars.
 
 Numbers, durations, money, stage labels and state words are `ito_tui.format`'s (issue 17:
-one definition each); the names below that re-export them stay only until the widgets'
-imports are switched.
+one definition each), backend text is `ito_tui.textsafe.safe`.
 """
 
 from __future__ import annotations
@@ -12,15 +11,8 @@ from datetime import datetime
 
 from rich.text import Text
 
-from ito_tui.format import STAGE_LABELS as STAGE_LABELS
-from ito_tui.format import count as count
-from ito_tui.format import duration as duration
-from ito_tui.format import number as number
-from ito_tui.format import percent as pct
-from ito_tui.format import stage_label as stage_label
-from ito_tui.format import status_label
-from ito_tui.format import usd as usd
-from ito_tui.textsafe import safe as safe
+from ito_tui.format import duration
+from ito_tui.textsafe import safe
 
 STATE_GLYPHS: dict[str, str] = {
     "pending": "·",
@@ -33,9 +25,6 @@ STATE_GLYPHS: dict[str, str] = {
     "cancelled": "■",
 }
 """A glyph per stage state; always shown next to the word, never colour alone."""
-
-STATE_WORDS: dict[str, str] = {state: status_label(state) for state in STATE_GLYPHS}
-"""`format.status_label` of each state (until the widgets call it)."""
 
 
 def literal(value: object, style: str = "") -> Text:
@@ -58,20 +47,3 @@ def bar(frac: float, width: int) -> str:
     full, part = divmod(eighths, 8)
     partial = " ▏▎▍▌▋▊▉"[part] if part and full < width else ""
     return ("█" * full + partial).ljust(width, "░")[:width]
-
-
-__all__ = [
-    "STAGE_LABELS",
-    "STATE_GLYPHS",
-    "STATE_WORDS",
-    "bar",
-    "count",
-    "duration",
-    "elapsed",
-    "literal",
-    "number",
-    "pct",
-    "safe",
-    "stage_label",
-    "usd",
-]

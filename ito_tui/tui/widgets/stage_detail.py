@@ -18,10 +18,11 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Gate, Plan
-from ito_tui.format import count, fixed, number, percent, stage_label, status_label
+from ito_tui.format import MISSING, count, fixed, number, percent, stage_label, status_label
 from ito_tui.state.views import StageView
+from ito_tui.textsafe import safe
 
-from .runfmt import STATE_GLYPHS, elapsed, literal, safe
+from .runfmt import STATE_GLYPHS, elapsed, literal
 from .stages import amount_text
 
 
@@ -57,7 +58,7 @@ def gate_table(gate: Gate, pass_style: Style | str = "", fail_style: Style | str
     ):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for r in gate.results:
-        ref = "–" if r.reference_value is None else _f3(r.reference_value)
+        ref = MISSING if r.reference_value is None else _f3(r.reference_value)
         verdict = Text("✓ pass", style=pass_style) if r.passed else Text("✗ FAIL", style=fail_style)
         table.add_row(
             literal(r.benchmark),

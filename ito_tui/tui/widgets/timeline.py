@@ -11,9 +11,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Checkpoint, FaultRecord
-from ito_tui.format import fixed, integer
-
-from .runfmt import duration, safe, stage_label
+from ito_tui.format import MISSING, duration, fixed, integer, stage_label
+from ito_tui.textsafe import safe
 
 DETECT_SLO_S = 600.0
 """Fault detection must take less than 10 minutes (simulated seconds)."""
@@ -101,7 +100,7 @@ class Timeline(Widget):
                 fixed(c.size_gb, 0, grouping=True),
                 fixed(c.blocking_s, 1),
                 fixed(c.persist_s, 0),
-                "–" if bw is None else fixed(bw, 1),
+                MISSING if bw is None else fixed(bw, 1),
             )
         return table
 
@@ -141,17 +140,17 @@ class Timeline(Widget):
             if detect_breached(f):
                 detected = Text(f"⚠ {duration(f.detected_after_s)} SLO", style=breach)
             if f.resumed_after_s is None:
-                resumed = Text("…" if not f.recovered else "–")
+                resumed = Text("…" if not f.recovered else MISSING)
             elif resume_breached(f):
                 resumed = Text(f"⚠ {duration(f.resumed_after_s)} SLO", style=breach)
             else:
                 resumed = Text(f"after {duration(f.resumed_after_s)}")
             table.add_row(
                 Text(safe(f.kind)),
-                Text(safe(f.node or "–")),
-                "–" if f.step is None else integer(f.step),
+                Text(safe(f.node) if f.node else MISSING),
+                MISSING if f.step is None else integer(f.step),
                 detected,
                 resumed,
-                "–" if f.lost_steps is None else integer(f.lost_steps),
+                MISSING if f.lost_steps is None else integer(f.lost_steps),
             )
         return table
