@@ -86,7 +86,7 @@ def gate_lines(gate: Gate, pass_style: Style | str = "", fail_style: Style | str
 
 
 def plan_lines(plan: Plan) -> list[Text]:
-    mfu = "n/a (fp8)" if plan.est_mfu_frac is None else percent(plan.est_mfu_frac)
+    mfu = "not measured (fp8)" if plan.est_mfu_frac is None else percent(plan.est_mfu_frac)
     lines = [
         Text(
             f"world {plan.world_size} = dp {plan.dp_replicate}×{plan.dp_shard} "
