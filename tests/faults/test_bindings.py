@@ -76,8 +76,11 @@ async def test_every_key_and_command_on_a_pending_proposal_sends_nothing(
         for target in (screen, app.screen):
             commands += [c for c in app.get_system_commands(target) if c.title != "Quit"]
         for command in commands:
-            if command.title in ("Log in", "Reconnect", "Bookings"):
-                continue  # they leave the run; they are checked to exist, not to decide
+            if command.title in ("Log in", "Reconnect", "Bookings", "Runs"):
+                # They leave the run (a run opened at start-up is closed when left, so the
+                # run screen's own commands gathered above would act on a closed screen);
+                # they are checked to exist, not to decide.
+                continue
             result = command.callback()
             if inspect.isawaitable(result):
                 await result
