@@ -22,19 +22,10 @@ from pydantic import (
 )
 
 from .common import JsonObject, Measure, Money, Resource, Timestamp
-from .resources import (
-    Checkpoint,
-    Failure,
-    Gate,
-    GateResult,
-    Plan,
-    Proposal,
-    Run,
-    Spend,
-    StageName,
-    StageProgress,
-    TelemetrySample,
-)
+from .enums import StageName
+from .proposals import Checkpoint, Proposal
+from .resources import Failure, Gate, GateResult, Plan, Run, Spend, StageProgress
+from .telemetry import TelemetrySample
 
 __all__ = [
     "EVENT_CLASSES",

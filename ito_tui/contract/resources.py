@@ -1,177 +1,36 @@
-"""Resources of the Itô training API v1: bookings, specs, plans, runs, gates, telemetry."""
+"""Resources of the Itô training API v1: capabilities, bookings, specs, plans, gates, runs.
+
+Enumerations live in `.enums`, telemetry in `.telemetry`, proposals in `.proposals`.
+"""
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 from pydantic import Field
 
 from .common import Frac, JsonObject, Measure, Money, Request, Resource, Timestamp
-
-MODEL_SIZE_PATTERN = r"^\d+(\.\d+)?[MB]$"
-DATA_REF_PATTERN = r"^(s3://\S+|hf://[^/\s]+/[^@\s]+(@\S+)?|catalog://[^@\s]+@\S+|file:///\S*)$"
-
-
-# ---------------------------------------------------------------- enums
-
-
-class BookingStatus(StrEnum):
-    pending = "pending"
-    completed = "completed"
-    expired = "expired"
-    cancelled = "cancelled"
-
-
-class FabricKind(StrEnum):
-    infiniband = "infiniband"
-    roce = "roce"
-    ethernet = "ethernet"
-
-
-class CapabilityStatus(StrEnum):
-    available = "available"
-    not_implemented = "not_implemented"
-    degraded = "degraded"
-    disabled = "disabled"
-
-
-class DataKind(StrEnum):
-    curated = "curated"
-    custom = "custom"
-
-
-class PostTraining(StrEnum):
-    """The last phase of the post-training chain SFT → DPO → RLVR."""
-
-    sft = "sft"
-    dpo = "dpo"
-    rlvr = "rlvr"
-
-
-class StageName(StrEnum):
-    """Pipeline stages, in pipeline order."""
-
-    data_prep = "data_prep"
-    ladder = "ladder"
-    plan = "plan"
-    pretrain = "pretrain"
-    mid_train = "mid_train"
-    long_context = "long_context"
-    sft = "sft"
-    dpo = "dpo"
-    rlvr = "rlvr"
-
-
-STAGE_ORDER: tuple[StageName, ...] = tuple(StageName)
-TRAINING_STAGES = frozenset(
-    {
-        StageName.pretrain,
-        StageName.mid_train,
-        StageName.long_context,
-        StageName.sft,
-        StageName.dpo,
-        StageName.rlvr,
-    }
+from .enums import (
+    DATA_REF_PATTERN,
+    MODEL_SIZE_PATTERN,
+    TERMINAL_RUN_STATES,
+    ActivationCheckpoint,
+    BookingStatus,
+    CapabilityStatus,
+    Comparator,
+    DataKind,
+    FabricKind,
+    FailureKind,
+    FaultTolerance,
+    GateRule,
+    GateStatus,
+    PostTraining,
+    Precision,
+    RunStateName,
+    ServerMode,
+    StageName,
+    StageState,
 )
-"""Stages that train (have steps, telemetry and an eval gate)."""
-
-
-class StageState(StrEnum):
-    pending = "pending"
-    running = "running"
-    gate_eval = "gate_eval"
-    passed = "passed"
-    failed = "failed"
-    skipped = "skipped"
-    cancelled = "cancelled"
-
-
-class RunStateName(StrEnum):
-    queued = "queued"
-    preflight = "preflight"
-    running = "running"
-    awaiting_approval = "awaiting_approval"
-    recovering = "recovering"
-    gate_eval = "gate_eval"
-    cancelling = "cancelling"
-    completed = "completed"
-    failed = "failed"
-    cancelled = "cancelled"
-
-
-TERMINAL_RUN_STATES = frozenset(
-    {RunStateName.completed, RunStateName.failed, RunStateName.cancelled}
-)
-ACTIVE_RUN_STATES = frozenset(set(RunStateName) - TERMINAL_RUN_STATES)
-
-
-class FailureKind(StrEnum):
-    gate_failed = "gate_failed"
-    budget_exhausted = "budget_exhausted"
-    cancelled = "cancelled"
-    fatal = "fatal"
-
-
-class GateStatus(StrEnum):
-    pending = "pending"
-    running = "running"
-    passed = "passed"
-    failed = "failed"
-
-
-class Comparator(StrEnum):
-    ge = ">="
-    gt = ">"
-    le = "<="
-    lt = "<"
-
-
-class GateRule(StrEnum):
-    absolute = "absolute"
-    no_regression = "no_regression"
-    relative_gain = "relative_gain"
-
-
-class ProposalKind(StrEnum):
-    rollback_and_skip = "rollback_and_skip"
-    reduce_lr = "reduce_lr"
-    extend_budget = "extend_budget"
-    replace_node = "replace_node"
-
-
-class ProposalStatus(StrEnum):
-    pending = "pending"
-    approved = "approved"
-    rejected = "rejected"
-    expired = "expired"
-    executed = "executed"
-
-
-class Precision(StrEnum):
-    bf16 = "bf16"
-    float8_rowwise = "float8_rowwise"
-    float8_tensorwise = "float8_tensorwise"
-    mxfp8 = "mxfp8"
-
-
-class ActivationCheckpoint(StrEnum):
-    none = "none"
-    selective = "selective"
-    full = "full"
-
-
-class FaultTolerance(StrEnum):
-    none = "none"
-    torchft_hsdp = "torchft_hsdp"
-    torchft_diloco = "torchft_diloco"
-
-
-class ServerMode(StrEnum):
-    production = "production"
-    simulated = "simulated"
-    scaffold = "scaffold"
-
 
 # ---------------------------------------------------------------- capabilities
 
@@ -504,147 +363,3 @@ class RunSummary(Resource):
     model_size: str | None = None
     created_at: Timestamp
     updated_at: Timestamp
-
-
-# ---------------------------------------------------------------- telemetry
-
-
-class Goodput(Resource):
-    """ML goodput = scheduling × runtime × program (Google's definition).
-
-    Measured: each fraction may be null (not measured yet) or non-finite (0/0).
-    """
-
-    scheduling_frac: Frac | None
-    runtime_frac: Frac | None
-    program_frac: Frac | None
-    ml_productivity_frac: Frac | None
-    badput_s: dict[str, Measure | None] = {}
-
-
-class CheckpointStats(Resource):
-    last_step: int | None = None
-    size_gb: Measure | None = None
-    blocking_s: Measure | None = None
-    persist_s: Measure | None = None
-    write_gb_per_s: Measure | None = None
-    age_s: Measure | None = None
-
-
-class RlStats(Resource):
-    reward_mean: Measure | None
-    entropy: Measure | None
-    max_staleness_steps: int
-    staleness_bound: int
-    filtered_group_frac: Frac | None
-    ess_frac: Frac | None
-
-
-class TelemetrySample(Resource):
-    """One telemetry sample. Every measured number may be null (no value this sample)
-    or NaN / ±Infinity (a diverged loss): API.md v1.1 makes both legal on the wire, and
-    the client shows them as such. Identities and counts (seq, step, tokens) are ints."""
-
-    seq: int
-    ts: Timestamp
-    stage: StageName | str
-    step: int
-    tokens_seen: int
-    loss: Measure | None
-    loss_z: Measure | None = None
-    grad_norm: Measure | None = None
-    lr: Measure | None = None
-    tokens_per_s_per_gpu: Measure | None
-    mfu_frac: Frac | None = None
-    mem_max_reserved_gib: Measure | None
-    goodput: Goodput
-    interruptions_total: int = 0
-    interruptions_per_1k_gpu_hours: Measure | None = 0.0
-    checkpoint: CheckpointStats = Field(default_factory=CheckpointStats)
-    spend_usd: Money
-    rl: RlStats | None = None
-    metrics: dict[str, Measure | None] = {}
-    """Every further scalar the trainer logs, under torchtitan's names (API.md v1.1)."""
-
-
-class TelemetryPage(Resource):
-    items: list[TelemetrySample]
-    next_since_seq: int | None = None
-
-
-# ---------------------------------------------------------------- proposals & checkpoints
-
-
-class ProposalTrigger(Resource):
-    reason: str
-    step: int | None = None
-    loss: Measure | None = None
-    loss_z: Measure | None = None
-    window: int | None = None
-
-
-class ProposalAction(Resource):
-    rollback_to_step: int | None = None
-    checkpoint_id: str | None = None
-    skip_batches: int | None = None
-    lr_scale: float | None = None
-    extra_budget_usd: Money | None = None
-    node: str | None = None
-
-
-class ProposalImpact(Resource):
-    lost_steps: int = 0
-    added_gpu_hours: float = 0.0
-    added_usd: Money
-
-
-class Proposal(Resource):
-    """A human-gated action: only a person's POST moves it out of `pending` (or its expiry).
-
-    `decided_by`, `decided_at` and `comment` record who decided, when and why. An expired
-    proposal has `decided_at` (when it expired) and no `decided_by`: nobody decided it.
-    """
-
-    proposal_id: str
-    run_id: str
-    kind: ProposalKind | str
-    status: ProposalStatus | str
-    created_at: Timestamp
-    expires_at: Timestamp
-    on_expiry: Literal["reject"] | str = "reject"
-    trigger: ProposalTrigger
-    action: ProposalAction
-    impact: ProposalImpact
-    run_paused: bool = True
-    decided_by: str | None = None
-    decided_at: Timestamp | None = None
-    comment: str | None = None
-
-
-class Decision(Request):
-    """Body of `POST /v1/proposals/{id}/approve|reject`."""
-
-    comment: str | None = Field(default=None, max_length=2000)
-
-
-class CancelRequest(Request):
-    """Body of `POST /v1/runs/{id}/cancel`."""
-
-    reason: str | None = Field(default=None, max_length=2000)
-
-
-class Checkpoint(Resource):
-    checkpoint_id: str
-    stage: StageName | str
-    step: int
-    created_at: Timestamp
-    size_gb: Measure
-    blocking_s: Measure
-    persist_s: Measure
-
-
-class InjectRequest(Request):
-    """Body of `POST /v1/sim/runs/{id}/inject` (simulator only)."""
-
-    kind: Literal["node_failure", "loss_spike", "gate_fail", "slow_checkpoint"]
-    params: dict[str, Any] = {}
