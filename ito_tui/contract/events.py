@@ -1,4 +1,4 @@
-"""The event stream's envelope and typed payloads, with an `UnknownEvent` fallback.
+"""The event stream's envelopes (payloads in `.payloads`), with an `UnknownEvent` fallback.
 
 Every SSE message of `GET /v1/runs/{id}/events` carries one envelope
 `{seq, run_id, type, ts, sim_ts?, stage?, data{…}}`. `parse_event` turns raw
@@ -21,10 +21,36 @@ from pydantic import (
     ValidationError,
 )
 
-from .common import JsonObject, Measure, Money, Resource, Timestamp
+from .common import JsonObject, Timestamp
 from .enums import StageName
-from .proposals import Checkpoint, Proposal
-from .resources import Failure, Gate, GateResult, Plan, Run, Spend, StageProgress
+from .payloads import (
+    BudgetWarning,
+    CheckpointFailed,
+    CheckpointSaved,
+    DecontamCompleted,
+    DedupCompleted,
+    FaultDetected,
+    FaultRecovered,
+    GateDecided,
+    GateResultReported,
+    GateStarted,
+    LadderCompleted,
+    LossSpikeDetected,
+    ManifestReady,
+    PlanSelected,
+    PlanWarning,
+    ProposalChanged,
+    RunAccepted,
+    RunEnded,
+    RunStateChanged,
+    SloBreached,
+    StageCompleted,
+    StageFailed,
+    StageProgressed,
+    StageSkipped,
+    StageStarted,
+)
+from .resources import Run
 from .telemetry import TelemetrySample
 
 __all__ = [
@@ -66,161 +92,6 @@ __all__ = [
     "make_event",
     "parse_event",
 ]
-
-# ---------------------------------------------------------------- payloads
-
-
-class Payload(Resource):
-    """Base of event payloads (lenient: unknown fields are ignored)."""
-
-
-class RunAccepted(Payload):
-    booking_id: str
-    state: str = "queued"
-    plan: Plan | None = None
-
-
-class RunStateChanged(Payload):
-    from_state: str | None = None
-    to_state: str
-    reason: str | None = None
-
-
-class StageStarted(Payload):
-    stage: StageName | str
-    total_steps: int | None = None
-    total_tokens: int | None = None
-
-
-class StageProgressed(Payload):
-    stage: StageName | str
-    progress: StageProgress
-
-
-class StageCompleted(Payload):
-    stage: StageName | str
-    summary: JsonObject = {}
-
-
-class StageSkipped(Payload):
-    stage: StageName | str
-    reason: str = ""
-
-
-class StageFailed(Payload):
-    stage: StageName | str
-    reason: str = ""
-    gate_id: str | None = None
-
-
-class ManifestReady(Payload):
-    documents: int
-    tokens: int
-    shards: int = 0
-    sources: dict[str, int] = {}
-
-
-class DedupCompleted(Payload):
-    documents_before: int
-    documents_after: int
-    removed_frac: float
-    method: str = "minhash"
-
-
-class DecontamCompleted(Payload):
-    per_benchmark: dict[str, int] = {}
-    """Contaminated documents removed, per eval benchmark."""
-    removed_documents: int = 0
-
-
-class LadderCompleted(Payload):
-    decision: Literal["proceed", "stop"] | str
-    ladder_model: str = "150M"
-    reference_loss: float | None = None
-    candidate_loss: float | None = None
-    detail: str = ""
-
-
-class PlanSelected(Payload):
-    plan: Plan
-
-
-class PlanWarning(Payload):
-    code: str
-    message: str
-
-
-class CheckpointSaved(Payload):
-    checkpoint: Checkpoint
-    write_gb_per_s: Measure | None = None
-
-
-class CheckpointFailed(Payload):
-    step: int
-    reason: str
-
-
-class FaultDetected(Payload):
-    fault_id: str
-    kind: str
-    node: str | None = None
-    step: int | None = None
-    detected_after_s: float
-
-
-class FaultRecovered(Payload):
-    fault_id: str
-    kind: str
-    node: str | None = None
-    resumed_after_s: float
-    lost_steps: int = 0
-    resumed_from_step: int | None = None
-
-
-class SloBreached(Payload):
-    slo: Literal["detect", "resume"] | str
-    fault_id: str | None = None
-    value_s: float
-    limit_s: float
-
-
-class LossSpikeDetected(Payload):
-    step: int
-    loss: Measure
-    loss_z: Measure
-    window: int = 128
-    action: Literal["skipped", "escalated"] | str
-
-
-class ProposalChanged(Payload):
-    proposal: Proposal
-
-
-class GateStarted(Payload):
-    gate: Gate
-
-
-class GateResultReported(Payload):
-    gate_id: str
-    result: GateResult
-
-
-class GateDecided(Payload):
-    gate: Gate
-
-
-class BudgetWarning(Payload):
-    threshold_frac: float
-    usd_spent: Money
-    budget_usd: Money
-
-
-class RunEnded(Payload):
-    spend: Spend | None = None
-    failure: Failure | None = None
-    detail: str = ""
-
-
 # ---------------------------------------------------------------- envelopes
 
 
