@@ -31,6 +31,7 @@ from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import summary_value
 from ito_tui.tui.widgets.stages import StageList
 from tests.support.apps import settle, snapshot_app
+from tests.support.waiting import wait_for
 
 from .pipeline_fakes import (
     NOW,
@@ -381,9 +382,13 @@ async def test_unknown_run_says_so_in_the_header() -> None:
     client.run = missing  # type: ignore[method-assign]
     app = snapshot_app(client, now=NOW, start="run_nope")
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.5)
-        header = str(app.screen.query_one("HeaderStrip").render())
-        assert "offline: Run not found" in header
+
+        def header() -> str:
+            return str(app.screen.query_one("HeaderStrip").render())
+
+        # Waited for, not paused for: on a loaded machine 0.5 s was not always enough.
+        await wait_for(pilot, lambda: "offline:" in header(), 30, "the header's offline state")
+        assert "offline: Run not found" in header()
 
 
 async def test_runs_list_filters_opens_and_never_overlaps_requests() -> None:
