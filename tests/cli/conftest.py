@@ -63,6 +63,18 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 
 
 @pytest.fixture
+def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
+    """A fast desk_sim as the CLI's default, with its token in ITO_TOKEN.
+
+    Proposals never expire here, so a run paused on one waits for the test's decision.
+    """
+    sim = sim_factory(proposal_ttl_s=1e12)
+    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
+    monkeypatch.setenv("ITO_TOKEN", sim.token)
+    return sim
+
+
+@pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """Run `main(argv)` in-process; `stdin=` feeds a non-terminal stdin."""
 

@@ -15,18 +15,6 @@ SPEC = (
 )  # fmt: skip
 
 
-@pytest.fixture
-def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
-    """A fast desk_sim as the CLI's default, with its token in ITO_TOKEN.
-
-    Proposals never expire here, so a run paused on one waits for the test's decision.
-    """
-    sim = sim_factory(proposal_ttl_s=1e12)
-    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
-    monkeypatch.setenv("ITO_TOKEN", sim.token)
-    return sim
-
-
 def submit(cli, *extra: str) -> str:
     """`train … --yes` and the run id it printed last on stdout."""
     r: Result = cli("train", *SPEC, "--yes", *extra)

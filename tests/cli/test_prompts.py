@@ -19,14 +19,6 @@ def tty(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "interactive", lambda: True)
 
 
-@pytest.fixture
-def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
-    sim = sim_factory(proposal_ttl_s=1e12)
-    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
-    monkeypatch.setenv("ITO_TOKEN", sim.token)
-    return sim
-
-
 def _runs(cli) -> list[dict[str, object]]:
     return list(json.loads(cli("runs", "--json").out))
 

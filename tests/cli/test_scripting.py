@@ -40,15 +40,6 @@ def strict(text: str) -> Any:
     return json.loads(text, parse_constant=refuse)
 
 
-@pytest.fixture
-def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
-    """desk_sim as the CLI's default, alice's token; proposals never expire here."""
-    sim = sim_factory(proposal_ttl_s=1e12)
-    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
-    monkeypatch.setenv("ITO_TOKEN", sim.token)
-    return sim
-
-
 @pytest.mark.parametrize(
     ("scenario", "code", "last"), [("happy", 0, "run.completed"), ("gate-fail", 3, "run.failed")]
 )

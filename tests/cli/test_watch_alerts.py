@@ -29,14 +29,6 @@ with open(sys.argv[1], "a", encoding="utf-8") as f:
 
 
 @pytest.fixture
-def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
-    sim = sim_factory(proposal_ttl_s=1e12)
-    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
-    monkeypatch.setenv("ITO_TOKEN", sim.token)
-    return sim
-
-
-@pytest.fixture
 def recorder(tmp_path: Path) -> tuple[list[str], Path]:
     """The argv of a command that appends each alert it reads (and its env's hygiene)."""
     script = tmp_path / "record.py"

@@ -18,14 +18,6 @@ from .test_commands import SPEC, submit, wait_for_proposal
 from .test_scripting import strict
 
 
-@pytest.fixture
-def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
-    sim = sim_factory(proposal_ttl_s=1e12)
-    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
-    monkeypatch.setenv("ITO_TOKEN", sim.token)
-    return sim
-
-
 def _failing(cli, run_id: str) -> list[dict[str, Any]]:
     run = json.loads(cli("status", run_id, "--json").out)
     gates = [s["gate"] for s in run["stages"] if s.get("gate") and s["gate"]["status"] == "failed"]

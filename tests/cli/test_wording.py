@@ -34,14 +34,6 @@ UNFORMATTED = re.compile(r"\$\d{4,}|step \d{4,}")
 """Money or a step of four digits or more without thousands separators."""
 
 
-@pytest.fixture
-def backend(sim_factory, monkeypatch: pytest.MonkeyPatch):
-    sim = sim_factory(proposal_ttl_s=1e12)
-    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
-    monkeypatch.setenv("ITO_TOKEN", sim.token)
-    return sim
-
-
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_a_proposal_is_printed_in_the_words_of_the_modal(kind: str) -> None:
     p = proposal(kind)
