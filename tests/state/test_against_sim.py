@@ -16,7 +16,7 @@ import pytest
 from pydantic import SecretStr
 
 from ito_tui.client import ItoClient, RetryPolicy, StreamPolicy
-from ito_tui.contract import EventBase, TrainingSpec
+from ito_tui.contract import EventBase, Run, TrainingSpec
 from ito_tui.state import RunState, RunTracker
 
 RETRY = RetryPolicy(max_attempts=3, backoff_base_s=0.02, backoff_max_s=0.1)
@@ -31,23 +31,31 @@ EXPECTED = {
 }
 
 
+def sim_client(sim: Any) -> ItoClient:
+    """A client of `sim` that retries and reconnects fast."""
+    return ItoClient(sim.url, token=SecretStr(sim.token), timeout=10.0, retry=RETRY, stream=STREAM)
+
+
+async def start_150m_run(c: ItoClient, scenario: str) -> Run:
+    """A 150M run to DPO on the first completed booking, in `scenario`."""
+    (booking, *_) = await c.bookings(status="completed")
+    spec = TrainingSpec.model_validate(
+        {
+            "booking_id": booking.booking_id,
+            "model_size": "150M",
+            "data_ref": "catalog://fineweb-edu@1.3",
+            "target_capability": "general",
+            "budget_usd": "30000",
+            "post_training": "dpo",
+            "sim": {"scenario": scenario},
+        }
+    )
+    return await c.create_run(spec)
+
+
 async def run_scenario(sim: Any, scenario: str) -> tuple[list[EventBase], Any]:
-    async with ItoClient(
-        sim.url, token=SecretStr(sim.token), timeout=10.0, retry=RETRY, stream=STREAM
-    ) as c:
-        (booking, *_) = await c.bookings(status="completed")
-        spec = TrainingSpec.model_validate(
-            {
-                "booking_id": booking.booking_id,
-                "model_size": "150M",
-                "data_ref": "catalog://fineweb-edu@1.3",
-                "target_capability": "general",
-                "budget_usd": "30000",
-                "post_training": "dpo",
-                "sim": {"scenario": scenario},
-            }
-        )
-        run = await c.create_run(spec)
+    async with sim_client(sim) as c:
+        run = await start_150m_run(c, scenario)
         events: list[EventBase] = []
         async with asyncio.timeout(60):
             async for event in c.events(run.run_id):

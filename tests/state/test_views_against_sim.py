@@ -13,13 +13,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pydantic import SecretStr
-
-from ito_tui.client import ItoClient
-from ito_tui.contract import Run, TrainingSpec
+from ito_tui.contract import Run
 from ito_tui.state import RunState, RunTracker, progress_of_run, stage_views
 
-from .test_against_sim import RETRY, STREAM
+from .test_against_sim import sim_client, start_150m_run
 
 
 def statuses(state: RunState) -> list[tuple[str, str]]:
@@ -30,22 +27,8 @@ async def test_snapshot_and_events_give_the_same_progress_and_stages(
     sim_factory: Callable[..., Any],
 ) -> None:
     sim = sim_factory(scenario="showcase")
-    async with ItoClient(
-        sim.url, token=SecretStr(sim.token), timeout=10.0, retry=RETRY, stream=STREAM
-    ) as c:
-        (booking, *_) = await c.bookings(status="completed")
-        spec = TrainingSpec.model_validate(
-            {
-                "booking_id": booking.booking_id,
-                "model_size": "150M",
-                "data_ref": "catalog://fineweb-edu@1.3",
-                "target_capability": "general",
-                "budget_usd": "30000",
-                "post_training": "dpo",
-                "sim": {"scenario": "showcase"},
-            }
-        )
-        run = await c.create_run(spec)
+    async with sim_client(sim) as c:
+        run = await start_150m_run(c, "showcase")
         tracker = RunTracker(run)  # as the run screen: seeded, then the events
         # Known from the start: the spec stops at DPO, the estimate leaves out the rest.
         assert {n for n, st in statuses(tracker.state) if st == "skipped"} == {
