@@ -9,6 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.pilot import Pilot
 
 from ito_tui.state import RunTracker
 from ito_tui.state.views import ChartView, MarkerKind
@@ -64,6 +65,18 @@ def spy_refreshes(widget: Any) -> list[tuple[Region, ...]]:
     return calls
 
 
+async def drawn_and_spied(
+    pilot: Pilot[None],
+) -> tuple[TextSparkline, int, list[tuple[Region, ...]]]:
+    """The app's chart once it has drawn a full-width `columns` view, its width, and the
+    regions of its refreshes from then on."""
+    chart = pilot.app.query_one(TextSparkline)
+    width = chart.chart_width()
+    chart.view = columns(width)
+    await pilot.pause()
+    return chart, width, spy_refreshes(chart)
+
+
 async def test_a_chart_draws_its_view_labels_values_and_range() -> None:
     view = chart_view(
         [0.5, 0.75, 0.9], unit="fraction", floor=0.0, label="goodput", sublabel="ML prod."
@@ -91,13 +104,8 @@ async def test_a_note_replaces_the_value() -> None:
 
 
 async def test_a_chart_repaints_only_the_cells_that_changed() -> None:
-    app = OneChart()
-    async with app.run_test(size=(60, 4)) as pilot:
-        chart = app.query_one(TextSparkline)
-        width = chart.chart_width()
-        chart.view = columns(width)
-        await pilot.pause()
-        calls = spy_refreshes(chart)
+    async with OneChart().run_test(size=(60, 4)) as pilot:
+        chart, width, calls = await drawn_and_spied(pilot)
         chart.view = columns(width)  # equal view: nothing to repaint
         assert calls == []
         chart.view = columns(width, last=4.0)  # the last column rises, and the value with it
@@ -118,13 +126,8 @@ async def test_a_chart_repaints_only_the_cells_that_changed() -> None:
 
 async def test_a_row_with_changes_far_apart_is_one_region() -> None:
     """Textual writes every region of a row from the widget's left edge: one per row."""
-    app = OneChart()
-    async with app.run_test(size=(60, 4)) as pilot:
-        chart = app.query_one(TextSparkline)
-        width = chart.chart_width()
-        chart.view = columns(width)
-        await pilot.pause()
-        calls = spy_refreshes(chart)
+    async with OneChart().run_test(size=(60, 4)) as pilot:
+        chart, width, calls = await drawn_and_spied(pilot)
         chart.view = columns(width, first=4.0, last=4.0)  # the first and the last column rise
         assert len(calls) == 1 and calls[0]
         rows = [region.y for region in calls[0]]

@@ -3,7 +3,11 @@ it needs new ones (window, stage, width)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from ito_tui.state.metrics import METRICS
@@ -38,15 +42,23 @@ class PanelApp(App[None]):
         event.panel.show(views, rewinds=0)
 
 
+@asynccontextmanager
+async def laid_out_panel(
+    width: int, height: int
+) -> AsyncIterator[tuple[PanelApp, Pilot[None], TelemetryPanel]]:
+    """`PanelApp` running at that size, once laid out: (app, pilot, panel)."""
+    app = PanelApp()
+    async with app.run_test(size=(width, height)) as pilot:
+        await pilot.pause()
+        yield app, pilot, app.query_one(TelemetryPanel)
+
+
 def caption(app: App[None]) -> str:
     return str(app.query_one("#telemetry-caption", Static).content)
 
 
 async def test_the_panel_asks_for_its_charts_at_their_widths_and_draws_them() -> None:
-    app = PanelApp()
-    async with app.run_test(size=(80, 40)) as pilot:
-        await pilot.pause()
-        panel = app.query_one(TelemetryPanel)
+    async with laid_out_panel(80, 40) as (app, _pilot, panel):
         assert app.changes >= 1  # laid out: it asked
         wanted = panel.wanted()
         assert [key for key, _ in wanted] == PLAIN_KEYS  # no RL charts outside RLVR
@@ -57,10 +69,7 @@ async def test_the_panel_asks_for_its_charts_at_their_widths_and_draws_them() ->
 
 
 async def test_the_rl_stage_shows_the_rl_charts_and_asks_for_their_views() -> None:
-    app = PanelApp()
-    async with app.run_test(size=(80, 60)) as pilot:
-        await pilot.pause()
-        panel = app.query_one(TelemetryPanel)
+    async with laid_out_panel(80, 60) as (app, pilot, panel):
         before = app.changes
         panel.stage = "rlvr"
         await pilot.pause()
@@ -75,10 +84,7 @@ async def test_the_rl_stage_shows_the_rl_charts_and_asks_for_their_views() -> No
 
 
 async def test_the_window_key_cycles_and_asks_for_new_views() -> None:
-    app = PanelApp()
-    async with app.run_test(size=(80, 40)) as pilot:
-        await pilot.pause()
-        panel = app.query_one(TelemetryPanel)
+    async with laid_out_panel(80, 40) as (app, pilot, panel):
         before = app.changes
         assert panel.window_s == 900.0
         panel.cycle_window()
@@ -92,10 +98,7 @@ async def test_the_window_key_cycles_and_asks_for_new_views() -> None:
 
 
 async def test_a_wider_terminal_asks_for_wider_views() -> None:
-    app = PanelApp()
-    async with app.run_test(size=(80, 40)) as pilot:
-        await pilot.pause()
-        panel = app.query_one(TelemetryPanel)
+    async with laid_out_panel(80, 40) as (app, pilot, panel):
         narrow = dict(panel.wanted())["loss"]
         before = app.changes
         await pilot.resize_terminal(120, 40)
@@ -108,10 +111,7 @@ async def test_a_wider_terminal_asks_for_wider_views() -> None:
 
 
 async def test_the_caption_counts_rewinds_and_names_the_marks_shown() -> None:
-    app = PanelApp()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        panel = app.query_one(TelemetryPanel)
+    async with laid_out_panel(120, 40) as (app, pilot, panel):
         width = dict(panel.wanted())["loss"]
         view = chart_view([1.0] * width, markers=[(3, "fault"), (5, "checkpoint"), (7, "rewind")])
         panel.show({"loss": view}, rewinds=2)
