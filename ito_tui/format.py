@@ -174,28 +174,28 @@ _COUNT_UNITS = ((1e12, "T", 1), (1e9, "B", 1), (1e6, "M", 1), (1e3, "K", 1))
 _MONEY_UNITS = ((1e12, "T", 2), (1e9, "B", 2), (1e6, "M", 2), (1e3, "K", 1))
 
 
-def _money_value(value: object) -> Number | str | None:
-    """A money value as a number, or the safe text of one that is none (a backend string
-    that is not an amount is shown as sent, made visible); None for None."""
-    if value is None or isinstance(value, int | float | Decimal):
-        return value
-    try:
-        return Decimal(str(value))
-    except InvalidOperation:
-        return visible(str(value))
+def _money_value(value: object) -> Number | str:
+    """A money value as an ordinary number, or the text to show instead: `—` for None, a
+    backend string that is not an amount as sent (made visible), `$NaN`, `$∞`, `$1e24`."""
+    if value is None:
+        return MISSING
+    if isinstance(value, int | float | Decimal):
+        amount: Number = value
+    else:
+        try:
+            amount = Decimal(str(value))
+        except InvalidOperation:
+            return visible(str(value))
+    text = special(amount)
+    return f"${text}" if text is not None else amount
 
 
 def usd(value: object) -> str:
     """Money to the cent, `$1,234.50` (`-$12.00` below zero); `—` when unknown; `$NaN`,
     `$∞`, `$1e24` bounded. The exact form: spend, budgets, costs, the CLI."""
     amount = _money_value(value)
-    if amount is None:
-        return MISSING
     if isinstance(amount, str):
         return amount
-    text = special(amount)
-    if text is not None:
-        return f"${text}"
     exact = Decimal(str(amount)) if isinstance(amount, float) else Decimal(amount)
     sign = "-" if exact < 0 else ""
     return f"{sign}${abs(exact):,.2f}"
@@ -204,13 +204,8 @@ def usd(value: object) -> str:
 def usd_compact(value: object) -> str:
     """Money where a column is narrow: `$12.50`, `$846`, `$1.2K`, `$34.5K`, `$1.20M`."""
     amount = _money_value(value)
-    if amount is None:
-        return MISSING
     if isinstance(amount, str):
         return amount
-    text = special(amount)
-    if text is not None:
-        return f"${text}"
     v = float(amount)
     sign, v = ("-" if v < 0 else ""), abs(v)
     if v < 99.995:
