@@ -13,7 +13,14 @@ from textual.pilot import Pilot
 
 from ito_tui.state import RunTracker
 from ito_tui.state.views import ChartView, MarkerKind
-from ito_tui.tui.widgets.chart_text import LOWER, MARKER_GLYPHS, SHADE, chart_rows, value_span
+from ito_tui.tui.widgets.chart_text import (
+    LOWER,
+    MARKER_GLYPHS,
+    SHADE,
+    chart_rows,
+    drawn_kinds,
+    value_span,
+)
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
@@ -364,3 +371,17 @@ async def test_a_figure_too_wide_for_the_stats_column_is_shortened_not_cut(
     assert shown in text
     assert not_shown not in text
     assert f"${high:,.2f}" in text  # the latest value fits as it is
+
+
+def test_checkpoints_in_every_column_are_not_drawn_but_a_few_are() -> None:
+    """At a demo's speed (or over a whole run) a checkpoint fell in every column and the top
+    row read `••••!•••`: routine marks show only while sparse; a fault always shows."""
+    dense = chart_view([0.0] * 24, markers=[*((c, "checkpoint") for c in range(24)), (9, "fault")])
+    top = chart_rows(dense, 2)[0]
+    assert MARKER_GLYPHS["checkpoint"] not in top
+    assert top[9] == MARKER_GLYPHS["fault"]
+    assert drawn_kinds(dense) == {"fault"}
+    sparse = chart_view([0.0] * 24, markers=[(3, "checkpoint"), (15, "checkpoint")])
+    top = chart_rows(sparse, 2)[0]
+    assert top[3] == top[15] == MARKER_GLYPHS["checkpoint"]
+    assert drawn_kinds(sparse) == {"checkpoint"}

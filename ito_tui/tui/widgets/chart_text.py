@@ -16,8 +16,10 @@ top row, one glyph per kind (`MARKER_GLYPHS`), so they read apart without colour
 two fall in one column the more urgent one shows (`MARKER_PRIORITY`), and none covers a
 non-finite mark (data comes first: a diverged run's gates fell on its `↑`s). A checkpoint is
 routine (every few minutes, on every chart): its mark goes only where the top row is
-empty, so it never cuts a bar (a full chart read `•███•███•███`); the timeline tab lists
-every checkpoint.
+empty, so it never cuts a bar (a full chart read `•███•███•███`), and only while they are
+sparse (`ROUTINE_EVERY`): at a demo's speed or over a whole run they fell in every column
+and the top row read `•••••••!•••`, which says nothing; the timeline tab lists every
+checkpoint.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ MARKER_WORDS: dict[MarkerKind, str] = {
 }
 """The caption's legend word for each marker kind."""
 ROUTINE: frozenset[MarkerKind] = frozenset({"checkpoint"})
+ROUTINE_EVERY = 6
+"""Routine marks are drawn only while there is at most one per this many columns (or at
+most `ROUTINE_FEW` of them, on a narrow chart)."""
+ROUTINE_FEW = 3
 """Marker kinds drawn only on an empty cell, never over a bar."""
 FAULT_GLYPH = MARKER_GLYPHS["fault"]
 MARKER_SET = frozenset(MARKER_GLYPHS.values())
@@ -138,6 +144,15 @@ def chart_rows(view: ChartView, rows: int) -> list[str]:
     return _marked(grid, view)
 
 
+def drawn_kinds(view: ChartView) -> frozenset[MarkerKind]:
+    """The marker kinds `view` draws: routine ones only while sparse (`ROUTINE_EVERY`)."""
+    kinds = {m.kind for m in view.markers}
+    routine = {m.column for m in view.markers if m.kind in ROUTINE}
+    if len(routine) > max(ROUTINE_FEW, view.width // ROUTINE_EVERY):
+        kinds -= ROUTINE
+    return frozenset(kinds)
+
+
 def _marked(grid: list[list[str]], view: ChartView) -> list[str]:
     """`grid` with the non-finite marks and the markers drawn over it, as row strings."""
     width = len(grid[0]) if grid else 0
@@ -149,9 +164,12 @@ def _marked(grid: list[list[str]], view: ChartView) -> list[str]:
         if bits & (NAN_BIT | POS_INF_BIT):
             grid[0][col] = NAN_GLYPH if bits & NAN_BIT else POS_INF_GLYPH
     shown: dict[int, MarkerKind] = {}
+    drawn = drawn_kinds(view)
     for marker in view.markers:
         col, kind = marker.column, marker.kind
-        if 0 <= col < width and (col not in shown or _RANK[kind] < _RANK[shown[col]]):
+        if kind not in drawn or not 0 <= col < width:
+            continue
+        if col not in shown or _RANK[kind] < _RANK[shown[col]]:
             shown[col] = kind
     top = grid[0] if grid else []
     for col, kind in shown.items():

@@ -20,7 +20,7 @@ from textual.widgets import Static
 from ito_tui.state.metrics import METRICS
 from ito_tui.state.views import ChartView, MarkerKind
 
-from .chart_text import MARKER_GLYPHS, MARKER_PRIORITY, MARKER_WORDS
+from .chart_text import MARKER_GLYPHS, MARKER_PRIORITY, MARKER_WORDS, drawn_kinds
 from .sparkline import TextSparkline
 
 WINDOWS: tuple[tuple[str, float | None], ...] = (("15 min", 900.0), ("6 h", 21600.0), ("run", None))
@@ -110,7 +110,7 @@ class TelemetryPanel(VerticalScroll):
             chart = self._charts.get(key)
             if chart is not None:
                 chart.view = view
-        kinds = frozenset(m.kind for view in views.values() for m in view.markers)
+        kinds = frozenset().union(*(drawn_kinds(view) for view in views.values()))
         if views and (kinds != self._kinds or rewinds != self._rewinds):
             self._kinds, self._rewinds = kinds, rewinds
             self._caption()
