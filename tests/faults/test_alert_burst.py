@@ -16,14 +16,7 @@ from typing import Any
 import pytest
 from textual.widgets import TabbedContent
 
-from tests.tui.pipeline_live import (
-    capture_titles,
-    has_pipeline,
-    live_app,
-    pipeline_of,
-    start_run,
-    wait_for,
-)
+from tests.tui.pipeline_live import capture_titles, live_app, shown_pipeline, start_run, wait_for
 
 from .conftest import Tampered
 
@@ -63,8 +56,7 @@ async def test_a_burst_of_slo_breaches_is_one_alert_with_a_count_and_keys_still_
     monkeypatch.setattr(app, "bell", counting_bell)
     titles = capture_titles(monkeypatch)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.connection == "live", 30, "the live stream")
         logged: list[int] = []
         append = screen.tracker.log.append

@@ -9,7 +9,7 @@ import pytest
 
 from ito_tui.tui.screens.event_line import EventLineScreen, line_of
 from ito_tui.tui.widgets.eventlog import EventLogView
-from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.pipeline_live import live_app, shown_pipeline, start_run, wait_for
 
 from .conftest import Tampered
 
@@ -37,8 +37,7 @@ async def test_enter_opens_a_markup_looking_line_in_full_and_literal(
     run_id = await start_run(t.url, "happy")
     app, client = live_app(t.url, run_id, tmp_path)
     async with client, app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
         await pilot.press("3", "slash", *"note-7731", "enter")
         log = screen.query_one(EventLogView)

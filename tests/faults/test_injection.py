@@ -12,14 +12,7 @@ from pydantic import SecretStr
 from ito_tui.client import ItoClient
 from ito_tui.tui.screens.proposal import ProposalModal
 from tests.cli.test_commands import SPEC
-from tests.tui.pipeline_live import (
-    capture_titles,
-    has_pipeline,
-    live_app,
-    pipeline_of,
-    start_run,
-    wait_for,
-)
+from tests.tui.pipeline_live import capture_titles, live_app, shown_pipeline, start_run, wait_for
 from tests.tui.shell_helpers import screen_text
 
 from .conftest import Tampered
@@ -94,8 +87,7 @@ async def test_tui_shows_every_backend_string_literally(
     titles = capture_titles(monkeypatch)
     texts: list[str] = []
     async with app.run_test(size=(220, 60)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(
             pilot, lambda: isinstance(app.screen, ProposalModal), 60, "the proposal modal"
         )

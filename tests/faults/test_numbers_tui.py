@@ -16,7 +16,7 @@ from textual.widgets import TabbedContent
 from ito_tui.format import MISSING
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.widgets.sparkline import NAN_GLYPH, POS_INF_GLYPH, TextSparkline
-from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.pipeline_live import live_app, pipeline_of, shown_pipeline, start_run, wait_for
 
 from .conftest import Tampered
 from .numbers import as_strings, diverge, everywhere, nulls
@@ -57,8 +57,7 @@ async def alive_and_answering(pilot: Any) -> None:
 
 
 async def open_finished_run(pilot: Any, app: Any) -> Any:
-    await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-    screen = pipeline_of(app)
+    screen = await shown_pipeline(pilot, app)
     await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
     await pilot.pause(0.5)  # the coalesced repaints of the last events
     return screen

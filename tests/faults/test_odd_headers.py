@@ -21,7 +21,7 @@ from pydantic import SecretStr
 from ito_tui.client import BackendUnavailable, ItoClient, RetryPolicy
 from tests.client.fakeserver import Conn, FakeServer, Received
 from tests.support.toasts import record_toasts
-from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.pipeline_live import live_app, shown_pipeline, start_run, wait_for
 
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli
@@ -113,8 +113,7 @@ async def test_the_tui_connects_and_follows_a_run_whatever_the_headers(
     # Warnings and errors only: the run may end (a toast of its own) before the test does.
     toasts = record_toasts(app, monkeypatch, severities={"warning", "error"})
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.connection == "live", 30, "a live stream")
         await wait_for(pilot, lambda: screen.run_state.last_seq > 0, 30, "events")
         await pilot.press("2")

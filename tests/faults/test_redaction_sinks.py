@@ -20,7 +20,7 @@ from ito_tui import logs, paths
 from ito_tui.config import Settings
 from ito_tui.redaction import REDACTED
 from tests.support.toasts import record_toasts
-from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.pipeline_live import live_app, shown_pipeline, start_run, wait_for
 from tests.tui.shell_helpers import screen_text
 
 from .conftest import Tampered
@@ -125,8 +125,7 @@ async def test_an_echoed_token_never_reaches_the_tui_screen(
     texts: list[str] = []
     try:
         async with app.run_test(size=(200, 50)) as pilot:
-            await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-            screen = pipeline_of(app)
+            screen = await shown_pipeline(pilot, app)
             await wait_for(pilot, lambda: len(screen.tracker.log) > 5, 30, "events")
             for tab in ("1", "2", "3"):
                 await pilot.press(tab)

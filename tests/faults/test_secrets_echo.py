@@ -26,14 +26,7 @@ from ito_tui.desk_sim import create_app
 from ito_tui.tui.alerts import Alerter
 from tests.client.fakeserver import capabilities_body
 from tests.support.servers import sim_config
-from tests.tui.pipeline_live import (
-    capture_titles,
-    has_pipeline,
-    live_app,
-    pipeline_of,
-    start_run,
-    wait_for,
-)
+from tests.tui.pipeline_live import capture_titles, live_app, shown_pipeline, start_run, wait_for
 
 from .tamper import Tamper
 
@@ -233,8 +226,7 @@ async def test_tui_notifications_and_terminal_title_never_show_an_echoed_token(
 
     monkeypatch.setattr(app_class, "notify", notify)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: echo.hits >= 1 and bool(notified), 30, "an echoed error")
         await wait_for(pilot, lambda: len(screen.run_state.stages) > 0 and bool(titles), 30)
         await pilot.pause(1.0)  # more events, polls and title updates

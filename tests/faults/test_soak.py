@@ -26,14 +26,7 @@ from pydantic import SecretStr
 from ito_tui.client import ItoClient
 from ito_tui.state import RunTracker
 from tests.simproc import SimProcess
-from tests.tui.pipeline_live import (
-    has_pipeline,
-    live_app,
-    pipeline_of,
-    record_seqs,
-    start_run,
-    wait_for,
-)
+from tests.tui.pipeline_live import live_app, record_seqs, shown_pipeline, start_run, wait_for
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 
@@ -109,8 +102,7 @@ async def test_twenty_sigkills_lose_and_repeat_nothing(tmp_path: Path) -> None:
         leaving = asyncio.create_task(follow(url, run_id, left, left_seen, 0))
         app, _ = live_app(url, run_id, tmp_path)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: has_pipeline(app), what="pipeline")
-            screen = pipeline_of(app)
+            screen = await shown_pipeline(pilot, app)
             tui_seen = record_seqs(screen)
             for kill in range(1, KILLS + 1):
                 await pilot.pause(rng.uniform(0.4, 1.4))

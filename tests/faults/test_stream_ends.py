@@ -24,7 +24,7 @@ from ito_tui.format import status_label
 from tests.client import samples
 from tests.client.conftest import envelope, sse
 from tests.client.fakeserver import Conn, FakeServer, Received
-from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.pipeline_live import live_app, shown_pipeline, start_run, wait_for
 
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli
@@ -164,8 +164,7 @@ async def test_the_pipeline_does_not_call_a_204_the_end_and_shows_the_outcome(
     t.tamper.answer(EVENTS + "$", lambda i: (204, {}))
     app, _ = live_app(t.url, run_id, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: "reconnecting" in screen.connection, 15, "a reconnect")
         assert not screen.run_state.terminal
         assert "ended" not in screen.connection

@@ -13,7 +13,7 @@ from starlette.types import ASGIApp
 from ito_tui.desk_sim import create_app
 from ito_tui.tui.screens.error import ErrorScreen
 from tests.support.servers import sim_config
-from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.pipeline_live import live_app, shown_pipeline, start_run, wait_for
 
 from .tamper import Tamper
 from .test_secrets_echo import TOKEN, Echo
@@ -43,8 +43,7 @@ async def test_a_problem_from_the_telemetry_backfill_does_not_stop_the_live_view
 
     monkeypatch.setattr(type(app), "notify", notify)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: echo.hits >= 1, 20, "the telemetry backfill")
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
         assert screen.run_state.outcome == "completed"

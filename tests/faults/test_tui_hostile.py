@@ -11,7 +11,7 @@ import pytest
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.screens.login import LoginModal
 from tests.support.toasts import record_toasts
-from tests.tui.pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from tests.tui.pipeline_live import live_app, shown_pipeline, start_run, wait_for
 
 from .conftest import Tampered
 
@@ -29,8 +29,7 @@ async def test_malformed_telemetry_is_named_and_the_pipeline_keeps_following(
     app, _ = live_app(t.url, run_id, tmp_path)
     notes = record_toasts(app, monkeypatch, titled=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(
             pilot,
             lambda: any("/telemetry" in n for n in notes),
@@ -64,8 +63,7 @@ async def test_malformed_event_is_shown_with_its_field_and_the_run_goes_on(
     run_id = await start_run(t.url, "happy")
     app, _ = live_app(t.url, run_id, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
         entries = [e for e in screen.tracker.log if e.type.startswith("invalid:")]
         assert broken and [e.seq for e in entries] == broken

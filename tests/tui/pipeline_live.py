@@ -11,6 +11,7 @@ import pytest
 from pydantic import SecretStr
 from rich.console import Console
 from textual.drivers.headless_driver import HeadlessDriver
+from textual.pilot import Pilot
 
 from ito_tui.client import ItoClient
 from ito_tui.config import Alerts, Settings
@@ -23,14 +24,19 @@ from ito_tui.tui.session import TokenCell
 from tests.support.waiting import wait_for
 
 __all__ = [
+    "APPROVAL_SPEED",
     "capture_titles",
     "has_pipeline",
     "live_app",
     "pipeline_of",
     "record_seqs",
+    "shown_pipeline",
     "start_run",
     "wait_for",
 ]
+
+APPROVAL_SPEED = 5.0
+"""While a proposal waits the sim clock crawls, so it cannot expire during a test."""
 
 
 async def start_run(
@@ -89,6 +95,12 @@ def pipeline_of(app: ItoApp) -> PipelineScreen:
         if isinstance(screen, PipelineScreen):
             return screen
     raise AssertionError(f"no pipeline screen in {app.screen_stack}")
+
+
+async def shown_pipeline(pilot: Pilot[Any], app: ItoApp) -> PipelineScreen:
+    """The pipeline screen, once the app has opened it (anywhere in its stack)."""
+    await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
+    return pipeline_of(app)
 
 
 def record_seqs(screen: PipelineScreen) -> list[int]:

@@ -26,7 +26,7 @@ from tests.faults.tamper import Tamper
 
 from .live_alerts import PROPOSAL_SCALE, alert_app, following
 from .pipeline_live import start_run, wait_for
-from .shell_helpers import screen_text
+from .shell_helpers import isolated_user_dirs, screen_text  # noqa: F401 (autouse fixture)
 
 pytestmark = pytest.mark.slow
 
@@ -36,13 +36,6 @@ out = pathlib.Path(sys.argv[1])
 (out / f"{uuid.uuid4().hex}.json").write_bytes(sys.stdin.buffer.read())
 """
 """An alert command that keeps what it read on stdin, one file per run."""
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
 
 
 def recorder(tmp_path: Path) -> tuple[tuple[str, ...], Path]:

@@ -23,21 +23,12 @@ from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.widgets.decision_table import DecisionTable, stamp
 from ito_tui.tui.widgets.loss_window import LossWindow
 
-from .pipeline_live import live_app, start_run, wait_for
+from .pipeline_live import APPROVAL_SPEED, live_app, start_run, wait_for
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 pytestmark = pytest.mark.slow
 SPEED = 300_000.0
-APPROVAL_SPEED = 5.0
-"""While a proposal waits the sim clock crawls, so it cannot expire during a test."""
 ALICE, BOB = "s3cret", "hunter2"  # the simulator's test tokens (tests/conftest.py)
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 def as_operator(url: str, token: str) -> ItoClient:

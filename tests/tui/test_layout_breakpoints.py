@@ -21,7 +21,7 @@ from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
 from .pipeline_fakes import NOW, FakeRunClient, runs_list
-from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from .pipeline_live import live_app, shown_pipeline, start_run, wait_for
 from .shell_fakes import FakeShellClient
 from .shell_helpers import isolated_user_dirs, screen_text, settings  # noqa: F401
 
@@ -56,8 +56,7 @@ async def test_the_run_screen_grows_with_the_terminal(
     run_id = await ended_run(sim.url)
     app, client = live_app(sim.url, run_id, tmp_path)
     async with client, app.run_test(size=size) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.run_state.terminal, what="the run's snapshot")
         await pilot.pause(0.5)
         assert {c for c in screen.classes if c in ALL_CLASSES} == classes
@@ -84,8 +83,7 @@ async def test_the_classes_follow_a_resize(sim_factory: Callable[..., Any], tmp_
     run_id = await ended_run(sim.url)
     app, client = live_app(sim.url, run_id, tmp_path)
     async with client, app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await pilot.resize_terminal(200, 50)
         await wait_for(pilot, lambda: screen.has_class("-very-wide"), what="-very-wide")
         await pilot.pause(0.3)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,18 +20,11 @@ from ito_tui.tui.widgets.header import HeaderStrip
 
 from .live_alerts import PROPOSAL_SCALE, SLOW_SCALE, alert_app, following, proposals_of
 from .pipeline_live import start_run, wait_for
-from .shell_helpers import screen_text
+from .shell_helpers import isolated_user_dirs, screen_text  # noqa: F401 (autouse fixture)
 
 pytestmark = pytest.mark.slow
 COUNTER = re.compile(r"⚠ 1 needs you · \d+m\d\ds")
 """The header's counter: one proposal, the time to its expiry (about 48 min here)."""
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
 
 
 def header_text(app: Any) -> str:

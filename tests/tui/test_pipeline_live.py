@@ -20,20 +20,20 @@ from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.gate_banner import GateBanner
 from tests.simproc import SimProcess
 
-from .pipeline_live import has_pipeline, live_app, pipeline_of, record_seqs, start_run, wait_for
+from .pipeline_live import (
+    APPROVAL_SPEED,
+    live_app,
+    pipeline_of,
+    record_seqs,
+    shown_pipeline,
+    start_run,
+    wait_for,
+)
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 pytestmark = pytest.mark.slow
 SPEED = 300_000.0
 """Fast enough for a whole run in seconds, slow enough to open the screen before it ends."""
-APPROVAL_SPEED = 5.0
-"""While a proposal waits the sim clock crawls, so it cannot expire during a test."""
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
 
 
 async def proposals_of(url: str, run_id: str, token: str = "s3cret") -> list[Any]:  # noqa: S107
@@ -61,8 +61,7 @@ async def test_showcase_stages_pass_in_order(sim_factory: Callable[..., Any], tm
     run_id = await start_run(sim.url, "showcase")
     app, _client = live_app(sim.url, run_id, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         # The showcase escalates one loss spike to a person: approve it deliberately.
         await wait_for(pilot, lambda: modal_of(app) is not None, what="the proposal modal")
         await approve_deliberately(pilot)
@@ -98,8 +97,7 @@ async def test_a_run_opened_after_it_ended_shows_its_history_in_the_log(
     assert run.terminal
     app, _client = live_app(sim.url, run_id, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.tracker.log.appended > 5, what="the history")
         await pilot.pause(0.3)
         # Everything happened before the screen opened: the log says what, in order...
@@ -119,8 +117,7 @@ async def test_gate_fail_banner_and_no_way_past(sim_factory: Callable[..., Any],
     run_id = await start_run(sim.url, "gate-fail")
     app, _client = live_app(sim.url, run_id, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
         await pilot.pause(0.3)
         banner = screen.query_one(GateBanner)
@@ -283,8 +280,7 @@ async def test_stream_survives_backend_restart(tmp_path: Path):
         run_id = await start_run(url, "happy")
         app, _client = live_app(url, run_id, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: has_pipeline(app), what="pipeline")
-            screen = pipeline_of(app)
+            screen = await shown_pipeline(pilot, app)
             seen = record_seqs(screen)
             await wait_for(pilot, lambda: len(seen) > 20, 30, "events flowing")
             proc.kill()

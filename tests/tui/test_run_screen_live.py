@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import Footer, Static
 
 from ito_tui.format import usd
@@ -21,19 +20,19 @@ from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.stages import StageList
 
-from .pipeline_live import drawn, has_pipeline, live_app, pipeline_of, start_run, wait_for
+from .pipeline_live import (
+    APPROVAL_SPEED,
+    drawn,
+    live_app,
+    pipeline_of,
+    shown_pipeline,
+    start_run,
+    wait_for,
+)
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 SPEED = 2_000.0
 """A 150M run to SFT in a few seconds: time to open the screen and a modal before its end."""
-APPROVAL_SPEED = 5.0
-"""While a proposal waits the sim clock crawls, so it cannot expire during a test."""
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
 
 
 def footer_text(app: Any) -> str:
@@ -49,8 +48,7 @@ async def test_the_cancel_modal_follows_the_spend_and_cancel_leaves_the_footer_a
     run_id = await start_run(sim.url, "happy", model_size="150M", post_training="sft")
     app, _client = live_app(sim.url, run_id, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.loaded, what="the run's snapshot")
         assert not screen.run_state.terminal
         await wait_for(pilot, lambda: "Cancel run" in footer_text(app), 5, "the footer's keys")
@@ -118,8 +116,7 @@ async def test_a_log_line_is_picked_with_the_keys_and_opened_in_full(
     run_id = await start_run(sim.url, "gate-fail")
     app, _client = live_app(sim.url, run_id, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
         await pilot.press("3")
         log = screen.query_one(EventLogView)

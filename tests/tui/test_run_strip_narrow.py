@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from ito_tui.tui.widgets.spend_bar import SpendBar, spend_bar_text
 
-from .pipeline_live import has_pipeline, live_app, pipeline_of, start_run, wait_for
+from .pipeline_live import live_app, shown_pipeline, start_run, wait_for
 from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse: no real config)
 
 
@@ -24,8 +24,7 @@ async def test_the_booking_id_stays_at_80_columns_awaiting_approval(
     run_id = await start_run(sim.url, "showcase")
     app, client = live_app(sim.url, run_id, tmp_path)
     async with client, app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="pipeline screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(
             pilot, lambda: str(screen.run_state.state) == "awaiting_approval", what="the ask"
         )

@@ -25,19 +25,13 @@ from ito_tui.tui.widgets.spend_bar import SpendBar
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
 
-from .pipeline_live import drawn, has_pipeline, live_app, pipeline_of, start_run, wait_for
+from .pipeline_live import drawn, live_app, shown_pipeline, start_run, wait_for
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 SPEED = 2_000.0
 """A 150M run to SFT in a few seconds, with a few hundred events to repaint for."""
 STEP = re.compile(r"step [\d,]+(?:/[\d,]+)?(?: · ETA \w+)?")
 """`step 23,484/30,632 · ETA 3h52m` as `format.progress_text` writes it."""
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
 
 
 async def test_stage_list_detail_strip_and_runs_list_show_the_same_step_eta_and_spend(
@@ -48,8 +42,7 @@ async def test_stage_list_detail_strip_and_runs_list_show_the_same_step_eta_and_
     app, _client = live_app(sim.url, run_id, tmp_path)
     seen: list[dict[str, Any]] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: has_pipeline(app), what="the run screen")
-        screen = pipeline_of(app)
+        screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.loaded, what="the run's snapshot")
         stages, detail = screen.query_one(StageList), screen.query_one(StageDetail)
         strip_progress = screen.query_one("#run-progress")

@@ -3,15 +3,17 @@ the screen they were on, and that screen follows (or fetches) again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from textual.pilot import Pilot
 from textual.worker import Worker, WorkerState
 
 from ito_tui.client import BackendUnavailable
 from ito_tui.tui import make_app
+from ito_tui.tui.app import ItoApp
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.error import ErrorScreen
 from ito_tui.tui.screens.pipeline import PipelineScreen
@@ -19,18 +21,10 @@ from ito_tui.tui.screens.runs import RunsScreen
 
 from .pipeline_live import live_app, start_run, wait_for
 from .shell_fakes import NOW, FakeShellClient
-from .shell_helpers import settings
+from .shell_helpers import isolated_user_dirs, settings  # noqa: F401 (autouse fixture)
 
 SPEED = 2000.0
 """Fast enough for events every few hundred ms, slow enough that the run outlives the test."""
-
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("ITO_CONFIG_FILE", str(config))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 def stream_worker(screen: PipelineScreen) -> Worker[Any] | None:
@@ -45,9 +39,12 @@ def stream_worker(screen: PipelineScreen) -> Worker[Any] | None:
     )
 
 
-async def test_ctrl_l_on_a_run_keeps_its_screen_and_follows_it_again(
+@asynccontextmanager
+async def on_a_live_run(
     sim_factory: Callable[..., Any], tmp_path: Path
-) -> None:
+) -> AsyncIterator[tuple[ItoApp, Pilot[Any], PipelineScreen, str]]:
+    """The app started on a running desk_sim run, its run screen on top: (app, pilot,
+    screen, run id)."""
     sim = sim_factory(scenario="happy", speed=SPEED)
     run_id = await start_run(sim.url, "happy")
     app, _client = live_app(sim.url, run_id, tmp_path)
@@ -55,6 +52,13 @@ async def test_ctrl_l_on_a_run_keeps_its_screen_and_follows_it_again(
         await wait_for(pilot, lambda: isinstance(app.screen, PipelineScreen), what="run screen")
         screen = app.screen
         assert isinstance(screen, PipelineScreen)
+        yield app, pilot, screen, run_id
+
+
+async def test_ctrl_l_on_a_run_keeps_its_screen_and_follows_it_again(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    async with on_a_live_run(sim_factory, tmp_path) as (app, pilot, screen, run_id):
         await wait_for(pilot, lambda: screen.tracker.last_seq > 0, what="the first events")
         before = stream_worker(screen)
         assert before is not None
@@ -123,13 +127,7 @@ async def test_leaving_the_run_the_app_started_on_closes_it_and_its_stream(
     # `ito-tui --start run_…` opens the run as a stack of its own; ctrl+o leaves it for the
     # picker, and nothing leads back to it (ctrl+r opens the runs list): it was left
     # mounted, following its stream and holding the run lent, unseen.
-    sim = sim_factory(scenario="happy", speed=SPEED)
-    run_id = await start_run(sim.url, "happy")
-    app, _client = live_app(sim.url, run_id, tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, PipelineScreen), what="run screen")
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_a_live_run(sim_factory, tmp_path) as (app, pilot, screen, _run_id):
         await wait_for(pilot, lambda: stream_worker(screen) is not None, what="following")
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: not screen.is_attached, what="the start run closed")
