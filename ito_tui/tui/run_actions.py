@@ -75,6 +75,7 @@ class RunActions(Screen[None]):
     _panel: TelemetryPanel
     _tabs: TabbedContent
     _log: EventLogView
+    _stages: StageList
     _cancel: CancelRunModal | None
     _selected: str | None
     _follow_current: bool
@@ -123,6 +124,12 @@ class RunActions(Screen[None]):
 
     def action_tab(self, tab: str) -> None:
         self._tabs.active = tab
+        # The Events tab is for its lines (up/down, Enter opens one): it takes the keys,
+        # which took three Tabs to reach; on another tab the stage list has them again.
+        if tab == "tab-events":
+            self._log.focus()
+        elif self.focused is self._log:
+            self._stages.focus()
 
     def action_cycle_filter(self) -> None:
         log = self._log

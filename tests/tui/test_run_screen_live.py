@@ -118,9 +118,9 @@ async def test_a_log_line_is_picked_with_the_keys_and_opened_in_full(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await shown_pipeline(pilot, app)
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
-        await pilot.press("3")
+        await pilot.press("3")  # the Events tab gives its lines the keys
         log = screen.query_one(EventLogView)
-        log.focus()
+        assert screen.focused is log
         await wait_for(pilot, lambda: not screen.repaints.pending, 5, "the log's repaint")
         await pilot.pause()
         lines = str(log.render()).splitlines()
@@ -135,3 +135,5 @@ async def test_a_log_line_is_picked_with_the_keys_and_opened_in_full(
         assert str(opened.query_one("#event-line-text").render()) == entry.text
         await pilot.press("escape")
         assert app.screen is screen and log.cursor == 1
+        await pilot.press("1")  # back on the charts, up/down move the stages again
+        assert screen.focused is screen.query_one(StageList)
