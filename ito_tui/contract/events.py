@@ -37,9 +37,11 @@ from .payloads import (
     LadderCompleted,
     LossSpikeDetected,
     ManifestReady,
+    NodeChanged,
     PlanSelected,
     PlanWarning,
     ProposalChanged,
+    QuorumChanged,
     RunAccepted,
     RunEnded,
     RunStateChanged,
@@ -49,6 +51,7 @@ from .payloads import (
     StageProgressed,
     StageSkipped,
     StageStarted,
+    StragglerChanged,
 )
 from .resources import Run
 from .telemetry import TelemetrySample
@@ -74,9 +77,11 @@ __all__ = [
     "LadderCompleted",
     "LossSpikeDetected",
     "ManifestReady",
+    "NodeChanged",
     "PlanSelected",
     "PlanWarning",
     "ProposalChanged",
+    "QuorumChanged",
     "RunAccepted",
     "RunEnded",
     "RunStateChanged",
@@ -86,6 +91,7 @@ __all__ = [
     "StageProgressed",
     "StageSkipped",
     "StageStarted",
+    "StragglerChanged",
     "UnknownEvent",
     "event_adapter",
     "event_to_json",
@@ -174,6 +180,13 @@ EVENT_PAYLOADS: dict[str, tuple[type[BaseModel], str]] = {
     "run.failed": (RunEnded, "run"),
     "run.cancelled": (RunEnded, "run"),
     "resync": (Run, "run"),
+    "node.degraded": (NodeChanged, "fleet"),
+    "node.failed": (NodeChanged, "fleet"),
+    "node.replaced": (NodeChanged, "fleet"),
+    "node.recovered": (NodeChanged, "fleet"),
+    "straggler.detected": (StragglerChanged, "fleet"),
+    "straggler.cleared": (StragglerChanged, "fleet"),
+    "quorum.changed": (QuorumChanged, "fleet"),
 }
 TERMINAL_EVENT_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
 EVENT_KINDS = (
@@ -185,6 +198,7 @@ EVENT_KINDS = (
     "stages",
     "run",
     "telemetry",
+    "fleet",
 )
 
 EVENT_CLASSES: dict[str, type[EventBase]] = {

@@ -159,3 +159,29 @@ class RunEnded(Payload):
     spend: Spend | None = None
     failure: Failure | None = None
     detail: str = ""
+
+
+class NodeChanged(Payload):
+    """`node.degraded`, `node.failed`, `node.replaced`, `node.recovered` (API.md v1.1)."""
+
+    hostname: str
+    replica_id: str | None = None
+    reason: str | None = None
+    replaced_by: str | None = None
+    """On `node.replaced`: the spare that took the failed node's place."""
+    fault_id: str | None = None
+
+
+class StragglerChanged(Payload):
+    """`straggler.detected` / `straggler.cleared`."""
+
+    hostname: str
+    rank: int | None = None
+    step_time_s: Measure | None = None
+    fleet_p50_s: Measure | None = None
+
+
+class QuorumChanged(Payload):
+    quorum_id: int
+    participants: int
+    min_replicas: int | None = None

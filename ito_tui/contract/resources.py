@@ -52,6 +52,11 @@ class Limits(Resource):
     max_budget_usd: Money
     event_retention: int = Field(description="How many events per run the server replays.")
     heartbeat_s: float = Field(description="Seconds between SSE keepalive comments.")
+    log_line_bytes: int = Field(4096, description="The server cuts a log line at this many bytes.")
+    log_retention: int = Field(100_000, description="How many log lines per run the server keeps.")
+    fleet_refresh_s: float = Field(
+        5.0, description="Clients refresh the fleet snapshot at most this often."
+    )
 
 
 class Capabilities(Resource):

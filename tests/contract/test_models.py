@@ -32,6 +32,9 @@ loss.spike_detected, proposal.created, proposal.approved,
 proposal.rejected, proposal.expired, proposal.executed, gate.started,
 gate.result, gate.passed, gate.failed, telemetry, budget.warning,
 run.completed, run.failed, run.cancelled, resync"""
+API_V11_EVENT_TYPES = """node.degraded, node.failed, node.replaced, node.recovered,
+straggler.detected, straggler.cleared, quorum.changed"""
+"""API.md v1.1 "Fleet": the fleet's changes on the run's event stream."""
 
 TS = "2026-11-29T12:00:00Z"
 
@@ -49,7 +52,8 @@ def spec(**overrides: object) -> dict[str, object]:
 
 
 def test_every_event_type_of_the_api_has_a_typed_class() -> None:
-    expected = {t.strip() for t in API_EVENT_TYPES.replace("\n", " ").split(",")}
+    listed = f"{API_EVENT_TYPES}, {API_V11_EVENT_TYPES}"
+    expected = {t.strip() for t in listed.replace("\n", " ").split(",")}
     assert expected == set(EVENT_CLASSES)
     assert set(EVENT_PAYLOADS) == expected
     assert {"run.completed", "run.failed", "run.cancelled"} == TERMINAL_EVENT_TYPES
