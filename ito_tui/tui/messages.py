@@ -9,6 +9,7 @@ the app handles them with `@on(...)`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -77,3 +78,13 @@ class WorkerFailed(Message):
 class Reconnected(Message):
     """The app connected again in place (ctrl+l): posted to every screen of the stack,
     each of which follows or fetches again what it shows (the run screen its stream)."""
+
+
+@dataclass
+class OpenLogsAt(Message):
+    """Open the run's Logs tab at `when` (a fault's or a gate result's time), follow off;
+    posted from the timeline, the event log or an event's detail, bubbling to the run
+    screen. `label` names what was opened ("fault f_12 node-3 failed") for the caption."""
+
+    when: datetime
+    label: str = ""

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, Static, TabbedContent
 
+from ito_tui.tui.messages import OpenLogsAt
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.eventlog import FILTERS, EventLogView
@@ -22,9 +23,13 @@ from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from ito_tui.contract import Proposal
     from ito_tui.state import RunState, RunTracker
     from ito_tui.tui.repaint import Repaints
+    from ito_tui.tui.widgets.logs_pane import LogsPane
+    from ito_tui.tui.widgets.nodes_pane import NodesPane
 
 __all__ = ["RunActions", "binding"]
 
@@ -64,6 +69,10 @@ class RunActions(Screen[None]):
         binding(
             "3", "tab('tab-events')", "Events", "Show the event log", name="tab_events", show=False
         ),
+        binding("4", "tab('tab-logs')", "Logs", "Show the job log", name="tab_logs", show=False),
+        binding(
+            "5", "tab('tab-nodes')", "Nodes", "Show the fleet's nodes", name="tab_nodes", show=False
+        ),
         binding("x", "cancel_run", "Cancel run", "Cancel this run (asks first)"),
         binding("escape", "back", "Back", "Back to the previous screen"),
     ]
@@ -75,6 +84,8 @@ class RunActions(Screen[None]):
     _panel: TelemetryPanel
     _tabs: TabbedContent
     _log: EventLogView
+    _logs: LogsPane
+    _fleet: NodesPane
     _stages: StageList
     _cancel: CancelRunModal | None
     _selected: str | None
@@ -101,6 +112,12 @@ class RunActions(Screen[None]):
         self._follow_current = event.name == self.run_state.current_stage
         self.repaints.mark("detail")
 
+    @on(OpenLogsAt)
+    def _open_logs_at(self, message: OpenLogsAt) -> None:
+        # Enter on a fault or a gate result (timeline, event log): its lines in the Logs tab.
+        self.action_tab("tab-logs")
+        self._logs.show_around(message.when, message.label)
+
     @on(TabbedContent.TabActivated)
     def _tab_activated(self) -> None:
         # Hidden panels skipped their repaints; catch up now that one is shown.
@@ -124,11 +141,17 @@ class RunActions(Screen[None]):
 
     def action_tab(self, tab: str) -> None:
         self._tabs.active = tab
-        # The Events tab is for its lines (up/down, Enter opens one): it takes the keys,
-        # which took three Tabs to reach; on another tab the stage list has them again.
-        if tab == "tab-events":
-            self._log.focus()
-        elif self.focused is self._log:
+        # The Events, Logs and Nodes tabs are for their lines (up/down, Enter opens one):
+        # each takes the keys, which took three Tabs to reach; on the other tabs the stage
+        # list has them again.
+        takers: dict[str, Widget] = {
+            "tab-events": self._log,
+            "tab-logs": self._logs,
+            "tab-nodes": self._fleet,
+        }
+        if (taker := takers.get(tab)) is not None:
+            taker.focus()
+        elif self.focused is not None and self.focused in takers.values():
             self._stages.focus()
 
     def action_cycle_filter(self) -> None:

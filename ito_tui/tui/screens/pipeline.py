@@ -59,6 +59,8 @@ from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.gate_banner import GateBanner
 from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.logs_pane import LogsPane
+from ito_tui.tui.widgets.nodes_pane import NodesPane
 from ito_tui.tui.widgets.run_strip import RunStrip
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
@@ -139,6 +141,8 @@ class PipelineScreen(RunActions):
         self._panel = TelemetryPanel(id="telemetry")
         self._timeline = Timeline(id="timeline")
         self._log = EventLogView(id="eventlog")
+        self._logs = LogsPane(self.run_id, id="logs")
+        self._fleet = NodesPane(self.run_id, id="nodes")
         self._tabs = TabbedContent(id="tabs", initial="tab-telemetry")
         yield self._header
         yield self._strip
@@ -158,6 +162,10 @@ class PipelineScreen(RunActions):
                     yield Static(id="log-caption", markup=False)
                     yield Input(placeholder="search events (Enter)", id="log-search")
                     yield self._log
+                with TabPane("Logs", id="tab-logs"):
+                    yield self._logs
+                with TabPane("Nodes", id="tab-nodes"):
+                    yield self._fleet
         yield Footer()
 
     def on_mount(self) -> None:
