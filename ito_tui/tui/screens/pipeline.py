@@ -156,7 +156,7 @@ class PipelineScreen(RunActions):
             with self._tabs:
                 with TabPane("Telemetry", id="tab-telemetry"):
                     yield self._panel
-                with TabPane("Ckpts & faults", id="tab-timeline"), VerticalScroll():
+                with TabPane("Ckpts", id="tab-timeline"), VerticalScroll():
                     yield self._timeline
                 with TabPane("Events", id="tab-events"):
                     yield Static(id="log-caption", markup=False)
