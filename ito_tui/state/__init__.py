@@ -7,6 +7,7 @@ No I/O, no textual, no httpx: shared by the TUI and the CLI's `watch`.
 from .bank import TelemetryBank
 from .changes import EVERYTHING, NOTHING, Changes
 from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
+from .fleet_events import NodeIncident
 from .metrics import BY_KEY, METRICS, Metric, Unit
 from .records import MAX_CHECKPOINTS, MAX_HISTORY, CheckpointFailure, LossSpike, Rewind
 from .run import Outcome, RunState
@@ -46,6 +47,7 @@ __all__ = [
     "Marker",
     "MarkerKind",
     "Metric",
+    "NodeIncident",
     "Outcome",
     "Progress",
     "Rewind",

@@ -29,6 +29,8 @@ from ito_tui.format import (
 )
 from ito_tui.textsafe import one_line
 
+from .fleet_events import straggler_detail
+
 __all__ = ["NOISY_TYPES", "SEVERITIES", "EventLog", "LogEntry", "describe", "severity_of"]
 
 SEVERITIES = ("info", "warn", "error", "action")
@@ -63,14 +65,23 @@ _SEVERITY = {
     "resync": "warn",
     "proposal.expired": "warn",
     "proposal.created": "action",
+    "node.failed": "error",
+    "node.degraded": "warn",
+    "straggler.detected": "warn",
 }
 
 
 def severity_of(event: EventBase) -> str:
     """info | warn | error | action for `event`."""
+    data: Any = getattr(event, "data", None)
     if event.type == "loss.spike_detected":
-        data: Any = getattr(event, "data", None)
         return "action" if str(getattr(data, "action", "")) == "escalated" else "warn"
+    if event.type == "quorum.changed":
+        # A quorum below its minimum cannot train: that is news, not bookkeeping.
+        least = getattr(data, "min_replicas", None)
+        participants = getattr(data, "participants", None)
+        if least is not None and participants is not None and participants < least:
+            return "error"
     return _SEVERITY.get(event.type, "info")
 
 
@@ -130,6 +141,38 @@ def _fault_recovered(d: Any) -> str:
         text += f", resumed from step {integer(d.resumed_from_step)}"
     if d.lost_steps:
         text += f", {integer(d.lost_steps)} steps lost"
+    return text
+
+
+def _node(d: Any, verb: str) -> str:
+    text = f"node {d.hostname} {verb}"
+    if d.replaced_by:
+        text += f" by {d.replaced_by}"
+    if d.reason:
+        text += f": {d.reason}"
+    where = [f"replica {d.replica_id}"] if d.replica_id else []
+    if d.fault_id:
+        where.append(f"fault {d.fault_id}")
+    return text + (f" ({', '.join(where)})" if where else "")
+
+
+def _straggler(d: Any, verb: str) -> str:
+    text = f"straggler {d.hostname}"
+    if d.rank is not None:
+        text += f" (rank {integer(d.rank)})"
+    detail = straggler_detail(d)
+    if verb:
+        return f"{text} {verb}" + (f": {detail}" if detail else "")
+    return f"{text} {detail}" if detail else f"{text} detected"
+
+
+def _quorum(d: Any) -> str:
+    noun = "replica" if d.participants == 1 else "replicas"
+    text = f"quorum {integer(d.quorum_id)}: {integer(d.participants)} {noun}"
+    if d.min_replicas is not None:
+        text += f" (min {integer(d.min_replicas)})"
+        if d.participants < d.min_replicas:
+            text += " — below minimum, training stalls"
     return text
 
 
@@ -214,6 +257,13 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     "run.completed": lambda d: _ended(d, "completed"),
     "run.failed": lambda d: _ended(d, "failed"),
     "run.cancelled": lambda d: _ended(d, "cancelled"),
+    "node.degraded": lambda d: _node(d, "degraded"),
+    "node.failed": lambda d: _node(d, "failed"),
+    "node.replaced": lambda d: _node(d, "replaced"),
+    "node.recovered": lambda d: _node(d, "recovered"),
+    "straggler.detected": lambda d: _straggler(d, ""),
+    "straggler.cleared": lambda d: _straggler(d, "cleared"),
+    "quorum.changed": _quorum,
     "resync": lambda d: (
         f"resynced from snapshot: run {status_label(d.state)}, {stage_label(d.current_stage)}"
     ),

@@ -19,6 +19,7 @@ from ito_tui.contract import (
     StageProgress,
 )
 
+from .fleet_events import node_changed, quorum_changed, straggler_changed
 from .incidents import (
     checkpoint_failed,
     checkpoint_saved,
@@ -329,4 +330,11 @@ HANDLERS: dict[str, Handler] = {
     "run.failed": _run_ended,
     "run.cancelled": _run_ended,
     "resync": _resync,
+    "node.degraded": node_changed,
+    "node.failed": node_changed,
+    "node.replaced": node_changed,
+    "node.recovered": node_changed,
+    "straggler.detected": straggler_changed,
+    "straggler.cleared": straggler_changed,
+    "quorum.changed": quorum_changed,
 }

@@ -38,6 +38,7 @@ from ito_tui.contract import (
     Plan,
     PlanWarning,
     Proposal,
+    QuorumChanged,
     Run,
     SloBreached,
     Spend,
@@ -46,6 +47,7 @@ from ito_tui.contract import (
     TrainingSpecEcho,
 )
 
+from .fleet_events import NodeIncident
 from .records import MAX_HISTORY, CheckpointFailure, LossSpike, Rewind, all_stages
 from .reducers import HANDLERS as _HANDLERS
 
@@ -113,6 +115,15 @@ class RunState:
     operator: str | None = None
     resynced: int = 0
     """How many `resync` snapshots re-seeded this state."""
+    node_events: tuple[NodeIncident, ...] = ()
+    """The fleet's node and straggler events, oldest first (bounded; kept across resyncs)."""
+    node_states: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    """The last state word the stream gave each node (degraded, failed, replaced, healthy),
+    by hostname; a node never named by an event is not here."""
+    stragglers: frozenset[str] = frozenset()
+    """Hostnames of the nodes straggling now (`straggler.detected`, not yet cleared)."""
+    quorum: QuorumChanged | None = None
+    """The last `quorum.changed` payload (id, participants, min_replicas)."""
 
     def __repr__(self) -> str:
         return (

@@ -247,3 +247,38 @@ def showcase() -> list[EventBase]:
             )
         )
     return events
+
+
+FAILING = "b200-16n-ib-03"
+SPARE = "b200-16n-ib-spare-01"
+
+
+def node_failure_chain(first_seq: int = 1) -> list[EventBase]:
+    """The fleet's part of a node failure as desk_sim streams it: a straggler that grows,
+    the node fails, the quorum shrinks, the spare replaces it, the quorum grows back."""
+    raw: list[tuple[str, dict[str, Any]]] = [
+        ("quorum.changed", {"quorum_id": 6, "participants": 4, "min_replicas": 2}),
+        (
+            "straggler.detected",
+            {"hostname": FAILING, "rank": 17, "step_time_s": 1.52, "fleet_p50_s": 1.11},
+        ),
+        ("node.degraded", {"hostname": FAILING, "replica_id": "r2", "reason": "GPU 3 at 91 C"}),
+        ("node.failed", {"hostname": FAILING, "replica_id": "r2", "fault_id": "f_12"}),
+        ("quorum.changed", {"quorum_id": 7, "participants": 3, "min_replicas": 2}),
+        (
+            "node.replaced",
+            {"hostname": FAILING, "replica_id": "r2", "replaced_by": SPARE, "fault_id": "f_12"},
+        ),
+        ("quorum.changed", {"quorum_id": 8, "participants": 4, "min_replicas": 2}),
+    ]
+    return [
+        make_event(
+            type_,
+            seq=seq,
+            run_id=RUN_ID,
+            ts=T0 + timedelta(seconds=seq),
+            sim_ts=T0 + timedelta(seconds=60 * seq),
+            data=data,
+        )
+        for seq, (type_, data) in enumerate(raw, start=first_seq)
+    ]

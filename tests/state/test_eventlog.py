@@ -6,10 +6,19 @@ from datetime import timedelta
 
 import pytest
 
-from ito_tui.contract import Run, make_event
-from ito_tui.state import EventLog, RunTracker, describe
+from ito_tui.contract import EventBase, Run, make_event
+from ito_tui.state import EventLog, RunTracker, describe, severity_of
 
-from .sequence import RUN_ID, T0, run_snapshot, showcase, telemetry_data
+from .sequence import (
+    FAILING,
+    RUN_ID,
+    SPARE,
+    T0,
+    node_failure_chain,
+    run_snapshot,
+    showcase,
+    telemetry_data,
+)
 
 
 def test_log_is_bounded_and_keeps_the_newest() -> None:
@@ -151,3 +160,34 @@ def test_events_older_than_the_seeding_snapshot_go_to_the_log_only() -> None:
     # Then the live events apply as always.
     assert all(t.feed(e) for e in events if e.seq > middle)
     assert [e.seq for e in t.log][: len(worthy)] == worthy and t.last_seq == events[-1].seq
+
+
+def test_fleet_events_read_as_an_operator_says_them() -> None:
+    texts = [(describe(e), severity_of(e)) for e in node_failure_chain()]
+    assert texts == [
+        ("quorum 6: 4 replicas (min 2)", "info"),
+        (f"straggler {FAILING} (rank 17) step 1.52 s vs fleet 1.11 s (1.37×)", "warn"),
+        (f"node {FAILING} degraded: GPU 3 at 91 C (replica r2)", "warn"),
+        (f"node {FAILING} failed (replica r2, fault f_12)", "error"),
+        ("quorum 7: 3 replicas (min 2)", "info"),
+        (f"node {FAILING} replaced by {SPARE} (replica r2, fault f_12)", "info"),
+        ("quorum 8: 4 replicas (min 2)", "info"),
+    ]
+    log = EventLog()
+    for e in node_failure_chain():
+        log.append(e)
+    assert {e.kind for e in log} == {"fleet"}
+
+
+def test_fleet_events_with_nothing_measured_or_a_quorum_below_its_minimum() -> None:
+    def one(type_: str, data: dict[str, object]) -> EventBase:
+        return make_event(type_, seq=1, run_id=RUN_ID, ts=T0, data=data)
+
+    assert describe(one("straggler.detected", {"hostname": "n1"})) == "straggler n1 detected"
+    nan = one("straggler.cleared", {"hostname": "n1", "step_time_s": "NaN", "fleet_p50_s": 1.0})
+    assert describe(nan) == "straggler n1 cleared: step NaN s vs fleet 1.00 s"
+    low = one("quorum.changed", {"quorum_id": 9, "participants": 1, "min_replicas": 2})
+    assert describe(low) == "quorum 9: 1 replica (min 2) — below minimum, training stalls"
+    assert severity_of(low) == "error"
+    evil = one("node.failed", {"hostname": "n\x1b[2J1", "reason": "xid 79\r\nfake line"})
+    assert describe(evil) == "node n␛[2J1 failed: xid 79␍ fake line"

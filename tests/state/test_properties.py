@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ito_tui.contract import EVENT_PAYLOADS, STAGE_ORDER, EventBase, make_event
 from ito_tui.state import MAX_CHECKPOINTS, MAX_HISTORY, RunState, RunTracker
+from ito_tui.state.fleet_events import MAX_NODES
 
 from .sequence import RUN_ID, T0, gate, proposal, run_snapshot, showcase, spend, telemetry_data
 
@@ -88,6 +89,21 @@ def _payload(draw: st.DrawFn, type_: str, seq: int) -> dict[str, Any]:
             return {"gate_id": draw(st.sampled_from([g["gate_id"], "gate_nope"])), "result": r}
         return {"gate": g}
     fault_id = draw(st.sampled_from(["f1", "f2"]))
+    host = draw(st.sampled_from(["b200-16n-ib-01", "b200-16n-ib-02", "spare-01"]))
+    node = {
+        "hostname": host,
+        "replica_id": draw(st.none() | st.sampled_from(["r0", "r1"])),
+        "reason": draw(st.none() | texts),
+        "replaced_by": draw(st.none() | st.just("spare-01")),
+        "fault_id": draw(st.none() | st.just(fault_id)),
+    }
+    measure = st.none() | st.floats(allow_nan=True, allow_infinity=True)
+    straggler = {
+        "hostname": host,
+        "rank": draw(st.none() | st.integers(0, 1023)),
+        "step_time_s": draw(measure),
+        "fleet_p50_s": draw(measure),
+    }
     table: dict[str, dict[str, Any]] = {
         "run.accepted": {"booking_id": "bk_1", "state": "queued"},
         "run.state_changed": {"to_state": draw(st.sampled_from(["running", "recovering", "zzz"]))},
@@ -129,6 +145,17 @@ def _payload(draw: st.DrawFn, type_: str, seq: int) -> dict[str, Any]:
             "action": draw(st.sampled_from(["skipped", "escalated"])),
         },
         "budget.warning": {"threshold_frac": 0.8, "usd_spent": "8.00", "budget_usd": "10.00"},
+        "node.degraded": node,
+        "node.failed": node,
+        "node.replaced": node,
+        "node.recovered": node,
+        "straggler.detected": straggler,
+        "straggler.cleared": straggler,
+        "quorum.changed": {
+            "quorum_id": draw(st.integers(0, 100)),
+            "participants": draw(st.integers(0, 8)),
+            "min_replicas": draw(st.none() | st.integers(1, 4)),
+        },
         "run.completed": {"spend": spend()},
         "run.failed": {"failure": draw(st.none() | st.just({"kind": "fatal"}))},
         "run.cancelled": {},
@@ -175,7 +202,10 @@ def test_apply_on_any_valid_events_never_raises_and_keeps_invariants(
         assert s.last_seq == high
         assert [str(x.name) for x in s.stages[:9]] == [n.value for n in STAGE_ORDER]
         assert len(s.checkpoints) <= MAX_CHECKPOINTS
-        assert all(len(t) <= MAX_HISTORY for t in (s.faults, s.loss_spikes, s.rewinds))
+        assert all(
+            len(t) <= MAX_HISTORY for t in (s.faults, s.loss_spikes, s.rewinds, s.node_events)
+        )
+        assert len(s.node_states) <= MAX_NODES and len(s.stragglers) <= MAX_NODES
         assert len(set(s.pending_proposals)) == len(s.pending_proposals)
         for pid in s.pending_proposals:
             if pid in s.proposals and e.type.startswith("proposal."):

@@ -11,10 +11,22 @@ from typing import Any
 import pytest
 
 from ito_tui.contract import EVENT_PAYLOADS, STAGE_ORDER, EventBase, Run, make_event
-from ito_tui.state import Rewind, RunState
+from ito_tui.state import MAX_HISTORY, Rewind, RunState
+from ito_tui.state.fleet_events import MAX_NODES
 from ito_tui.state.reducers import HANDLERS
 
-from .sequence import RUN_ID, T0, proposal, run_snapshot, showcase, spend, telemetry_data
+from .sequence import (
+    FAILING,
+    RUN_ID,
+    SPARE,
+    T0,
+    node_failure_chain,
+    proposal,
+    run_snapshot,
+    showcase,
+    spend,
+    telemetry_data,
+)
 
 
 def ev(type_: str, seq: int, data: dict[str, Any]) -> EventBase:
@@ -212,3 +224,44 @@ def test_telemetry_swaps_only_telemetry_fields() -> None:
         if getattr(after, f.name) is not getattr(s, f.name)
     }
     assert changed == {"last_seq", "telemetry", "telemetry_seq"}
+
+
+def test_a_node_failure_chain_is_kept_as_node_incidents_stragglers_and_quorum() -> None:
+    chain = node_failure_chain()
+    s = fold(chain[:2])
+    assert s.stragglers == {FAILING}
+    assert s.node_states == {}
+    assert s.quorum is not None and (s.quorum.quorum_id, s.quorum.participants) == (6, 4)
+    s = fold(chain[2:5], s)
+    # A failed node is no longer a straggler; the quorum shrank without it.
+    assert s.stragglers == frozenset()
+    assert s.node_states == {FAILING: "failed"}
+    assert s.quorum is not None and (s.quorum.quorum_id, s.quorum.participants) == (7, 3)
+    s = fold(chain[5:], s)
+    assert s.node_states == {FAILING: "replaced", SPARE: "healthy"}
+    assert [(n.type, n.hostname, n.fault_id) for n in s.node_events] == [
+        ("straggler.detected", FAILING, None),
+        ("node.degraded", FAILING, None),
+        ("node.failed", FAILING, "f_12"),
+        ("node.replaced", FAILING, "f_12"),
+    ]
+    assert s.node_events[0].detail == "step 1.52 s vs fleet 1.11 s (1.37×)"
+    assert s.node_events[1].detail == "GPU 3 at 91 C"
+    assert s.node_events[3].detail == f"replaced by {SPARE}"
+    # On the run's clock (sim_ts), like faults and stages.
+    assert s.node_events[2].at == chain[3].sim_ts
+    assert s.last_seq == chain[-1].seq
+
+
+def test_fleet_history_survives_a_resync_and_stays_bounded() -> None:
+    s = fold(node_failure_chain())
+    resynced = s.apply(ev("resync", 100, run_snapshot("running", last_seq=99)))
+    assert resynced.node_events == s.node_events and resynced.node_states == s.node_states
+    for i in range(MAX_HISTORY + 10):
+        s = s.apply(ev("straggler.cleared", 200 + i, {"hostname": f"n{i}"}))
+    assert len(s.node_events) == MAX_HISTORY
+    assert s.node_events[-1].hostname == f"n{MAX_HISTORY + 9}"
+    for i in range(MAX_NODES + 5):
+        s = s.apply(ev("node.recovered", 1000 + i, {"hostname": f"h{i}"}))
+    assert len(s.node_states) == MAX_NODES
+    assert f"h{MAX_NODES + 4}" in s.node_states and "h0" not in s.node_states
