@@ -64,6 +64,27 @@ def _status_word(booking: Booking) -> str:
     return status
 
 
+def health_word(booking: Booking) -> str:
+    """`✗ 1 unhealthy` when a node of the booking is unhealthy, else empty: the row says
+    it, not only the detail pane (which names the node)."""
+    sick = sum(1 for node in booking.nodes if not node.healthy)
+    return f"✗ {sick:,} unhealthy" if sick else ""
+
+
+def status_cell(booking: Booking, style: str, sick_style: str) -> Text:
+    """The `Run / status` cell: the status, with the health mark in the failed colour. A
+    ready booking's mark takes the place of `ready` (not dimmed, it can still take a run:
+    the planner leaves the node out), so the row fits 80 columns."""
+    word, health = _status_word(booking), health_word(booking)
+    cell = Text(style=style)
+    if word != "ready" or not health:
+        cell.append(safe(word))
+    if health:
+        cell.append(" · " if cell.plain else "")
+        cell.append(health, style=sick_style)
+    return cell
+
+
 class BookingTable(DataTable[Text]):
     """The bookings. Enter trains on the row under the cursor.
 
@@ -100,6 +121,8 @@ class BookingsScreen(Screen[None]):
 
     TITLE = "Bookings"
     CSS_PATH = "bookings.tcss"
+    DEFAULT_CSS = "BookingsScreen > .bookings--unhealthy { color: $gate-failed; text-style: bold; }"
+    COMPONENT_CLASSES = {"bookings--unhealthy"}
 
     BINDINGS = [
         # Enter ("train") is a binding of the table: see BookingTable.
@@ -238,6 +261,7 @@ class BookingsScreen(Screen[None]):
         self._highlight = None
         table.clear()
         now = shell(self).session.clock()
+        sick = str(self.get_component_rich_style("bookings--unhealthy", partial=True))
         for booking in self._visible():
             usable = unavailable_reason(booking) is None
             style = "" if usable else "dim"
@@ -254,9 +278,10 @@ class BookingsScreen(Screen[None]):
                 f"{general(booking.fabric.gbit_per_s_per_gpu, 6)}G",
                 window,
                 fixed(booking.price_usd_per_gpu_hour, 2),
-                safe(_status_word(booking)),
             )
-            table.add_row(*(Text(cell, style=style) for cell in cells), key=booking.booking_id)
+            row = [Text(cell, style=style) for cell in cells]
+            row.append(status_cell(booking, style, sick))
+            table.add_row(*row, key=booking.booking_id)
         usable_count = sum(1 for b in self.bookings if unavailable_reason(b) is None)
         hidden = len(self.bookings) - len(self._visible())
         summary = f"{usable_count} of {len(self.bookings)} bookings can take a run"
