@@ -76,7 +76,8 @@ VALID = {"data_ref": "catalog://fineweb-edu@1.3", "budget_usd": "25,000"}
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_booking_picker_loaded(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the DEMO header with alice and `live`, the bookings table with the five
-    completed bookings first (ready; bk_b200_16n_ib's row says `✗ 1 unhealthy` in red) and the pending, expired and cancelled ones dimmed with
+    completed bookings first (ready; bk_b200_16n_ib's row says `✗ 1 unhealthy` in red) and
+    the pending, expired and cancelled ones dimmed with
     their status, the summary "5 of 8 bookings can take a run", and the detail pane of the
     highlighted booking: GPUs, fabric, window, price, every node with health and the SSH
     user, port, jump host, host-key fingerprints and head-node command; beside the table at
