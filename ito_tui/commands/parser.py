@@ -65,6 +65,8 @@ COMMAND_MODULES: dict[str, str] = {
     "checkpoints": "runs",
     "watch": "runs",
     "cancel": "runs",
+    "logs": "logs",
+    "nodes": "nodes",
     "proposals": "proposals",
     "approve": "proposals",
     "reject": "proposals",
