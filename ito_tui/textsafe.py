@@ -16,9 +16,11 @@ text loses its ZWNJ/ZWJ shaping. Safer, and still readable.
 
 from __future__ import annotations
 
+import re
+
 from ito_tui.redaction import redact_secrets
 
-__all__ = ["one_line", "visible"]
+__all__ = ["LOG_DISPLAY_CAP", "log_text", "one_line", "visible"]
 
 _ELLIPSIS = "…"
 
@@ -103,3 +105,74 @@ def one_line(s: str, max_len: int | None = None) -> str:
             return _ELLIPSIS[:max_len]
         text = text[: max_len - 1].rstrip() + _ELLIPSIS
     return text
+
+
+# ---------------------------------------------------------------- job log lines
+
+LOG_DISPLAY_CAP = 4096
+"""Characters of one log line shown (the server cuts at `limits.log_line_bytes`, 4096
+by default; a backend that does not cannot make a line cost more than this)."""
+_LOG_WINDOW = 4 * LOG_DISPLAY_CAP
+"""Characters of a raw line looked at: room for escape codes that strip to nothing,
+and the bound on the work done for a 10 MB line."""
+_SECRET_MARGIN = 512
+"""Characters past the window still redacted, so cutting the window never leaves a
+registered secret's prefix (secrets are shorter than this)."""
+
+_ESCAPES = re.compile(
+    r"""
+    \x1b\[[0-?]*[ -/]*[@-~]                       # CSI: colours (SGR), cursor moves, erase
+    | \x9b[0-?]*[ -/]*[@-~]                       # the same, 8-bit
+    | (?:\x1b\]|\x9d)[^\x07\x1b\x9c\x9d]*(?:\x07|\x1b\\|\x9c)  # OSC: title, hyperlink
+    | (?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x90\x98\x9c-\x9f]*(?:\x1b\\|\x9c)  # DCS SOS PM APC
+    | \x1b(?:[ -/]+[0-~]|[0-OQ-WYZ\\`a-~])         # other escapes: charset, keypad, RIS
+    """,
+    re.VERBOSE,
+)
+"""Complete terminal escape sequences, which a trainer writes to colour its log; they
+are dropped. An unfinished one (`ESC [31` at a cut) is not matched, so its ESC is shown
+as a mark like any other control."""
+
+_LOG_TABLE = _build_table(keep_newlines=False)
+"""`visible`'s table with newline and tab as marks too (tabs are expanded before)."""
+
+
+def log_text(raw: str, max_chars: int = LOG_DISPLAY_CAP) -> str:
+    """One job-log line made inert for a terminal, at most `max_chars` characters.
+
+    Complete ANSI/OSC/DCS escape sequences are stripped (colour codes are noise once
+    inert); a `\\r` progress bar is reduced to its last non-blank segment, what the
+    terminal would have shown; tabs are expanded to stops of 8; every other control
+    (NUL, an unfinished ESC, BEL, backspace, a newline, C1, bidi and zero-width
+    characters) is shown as a mark (`␀`, `␛`, `\\x9b`, `\\u202e`), never interpreted or
+    hidden. Registered secrets are redacted. A longer result is cut with a trailing `…`.
+
+    The cost is bounded whatever the line's length: only the first
+    `4 × LOG_DISPLAY_CAP` characters are looked at (a 10 MB line costs what a 16 KiB one
+    does), and a plain printable line (the common case) is returned after one scan.
+    """
+    if len(raw) <= max_chars and raw.isprintable():
+        return redact_secrets(raw)
+    window = max(_LOG_WINDOW, max_chars)
+    over = len(raw) > window
+    text = redact_secrets(raw[: window + _SECRET_MARGIN])[:window] if over else redact_secrets(raw)
+    if "\x1b" in text or not text.isascii():
+        text = _ESCAPES.sub("", text)
+    if "\r" in text:
+        text = _last_segment(text)
+    if "\t" in text:
+        text = text.expandtabs(8)
+    if not text.isprintable():
+        text = text.translate(_LOG_TABLE)
+    if over or len(text) > max_chars:
+        text = text[: max(0, max_chars - 1)] + _ELLIPSIS
+    return text
+
+
+def _last_segment(text: str) -> str:
+    """What a terminal shows after `\\r` rewrites: the last segment with content (a
+    trailing `\\r`, as tqdm writes, leaves the one before it)."""
+    for segment in reversed(text.split("\r")):
+        if segment.strip():
+            return segment
+    return ""
