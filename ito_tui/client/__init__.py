@@ -1,7 +1,7 @@
 """Async client of the Itô training API: typed calls, typed errors, the event stream.
 
 `EventStream` and `ConnectionState` (module `.stream`, which brings the event
-models) are imported on first use of either name.
+models) and `LogStream` are imported on first use of each name.
 """
 
 import importlib
@@ -26,6 +26,7 @@ from .http import RetryPolicy, TokenSource
 from .policy import MAX_JSON_BODY_BYTES, MAX_SSE_LINE_BYTES, StreamPolicy, is_loopback_host
 
 if TYPE_CHECKING:
+    from .logstream import LogStream
     from .stream import ConnectionState, EventStream
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "Forbidden",
     "ItoClient",
     "ItoError",
+    "LogStream",
     "NotFound",
     "ProtocolError",
     "RateLimited",
@@ -58,4 +60,6 @@ def __getattr__(name: str) -> object:
     # Called only for a name not defined here.
     if name in ("ConnectionState", "EventStream"):
         return getattr(importlib.import_module(".stream", __name__), name)
+    if name == "LogStream":
+        return getattr(importlib.import_module(".logstream", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """The response adapters of `ItoClient`, each built on first use and kept.
 
-Building all twelve at import cost ~57 ms, paid even by a command that sends one
+Building all of them at import cost ~57 ms, paid even by a command that sends one
 request (issue 8, #2b), so each is a cached zero-argument function.
 """
 
@@ -15,6 +15,8 @@ from ito_tui.contract import (
     Capabilities,
     Checkpoint,
     Estimate,
+    Fleet,
+    LogPage,
     Page,
     Proposal,
     Run,
@@ -29,6 +31,8 @@ __all__ = [
     "CAPS",
     "CHECKPOINTS",
     "ESTIMATE",
+    "FLEET",
+    "LOG_PAGE",
     "PROPOSAL",
     "PROPOSALS",
     "PROPOSAL_PAGE",
@@ -46,6 +50,8 @@ ESTIMATE = cache(lambda: TypeAdapter(Estimate))
 RUN = cache(lambda: TypeAdapter(Run))
 RUN_PAGE = cache(lambda: TypeAdapter(Page[RunSummary]))
 TELEMETRY = cache(lambda: TypeAdapter(TelemetryPage))
+FLEET = cache(lambda: TypeAdapter(Fleet))
+LOG_PAGE = cache(lambda: TypeAdapter(LogPage))
 CHECKPOINTS = cache(lambda: TypeAdapter(list[Checkpoint]))
 PROPOSALS = cache(lambda: TypeAdapter(list[Proposal]))
 PROPOSAL = cache(lambda: TypeAdapter(Proposal))

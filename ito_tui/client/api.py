@@ -17,7 +17,7 @@ proposal asked about, the filters of a listing, a decision's outcome.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -30,7 +30,9 @@ from ito_tui.contract import (
     Checkpoint,
     Decision,
     Estimate,
+    Fleet,
     InjectRequest,
+    LogPage,
     Proposal,
     Run,
     RunSummary,
@@ -50,10 +52,12 @@ from .answers import (
     rfc3339,
 )
 from .base import DEFAULT_USER_AGENT, ClientBase, new_key
+from .diagnose import check_fleet, check_log_page, log_query
 from .errors import Conflict, ValidationFailed
 from .pages import MAX_PAGES
 
 if TYPE_CHECKING:
+    from .logstream import LogStream
     from .stream import ConnectionState, EventStream
 
 __all__ = ["DEFAULT_USER_AGENT", "MAX_PAGES", "ItoClient"]
@@ -116,19 +120,68 @@ class ItoClient(ClientBase):
         return result
 
     async def telemetry(
-        self, run_id: str, since_seq: int | None = None, max_points: int | None = None
+        self,
+        run_id: str,
+        since_seq: int | None = None,
+        max_points: int | None = None,
+        metrics: Sequence[str] = (),
     ) -> TelemetryPage:
-        """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=`."""
+        """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=&metric=…`: `metrics` names
+        the open metrics (`TelemetrySample.metrics`) to bring, each a `metric=`."""
         endpoint = "GET /v1/runs/{id}/telemetry"
+        params: dict[str, Any] = {"since_seq": since_seq, "max_points": max_points}
+        if metrics:
+            params["metric"] = list(metrics)
         result: TelemetryPage = await self._get(
             adapters.TELEMETRY(),
             f"/v1/runs/{_seg(run_id)}/telemetry",
             endpoint,
             "runs.telemetry",
-            {"since_seq": since_seq, "max_points": max_points},
+            params,
         )
         # Samples carry no run_id (API.md): what can be checked is that they follow since_seq.
         after_seq(endpoint, (item.seq for item in result.items), since_seq)
+        return result
+
+    async def log_page(
+        self,
+        run_id: str,
+        *,
+        before_seq: int | None = None,
+        limit: int = 500,
+        ranks: Sequence[int] = (),
+        level: str | None = None,
+        sources: Sequence[str] = (),
+        q: str | None = None,
+    ) -> LogPage:
+        """`GET /v1/runs/{id}/logs/page?before_seq=&limit=&rank=&level=&source=&q=`: the
+        `limit` newest lines before `before_seq` (the newest of all without it) that match,
+        oldest first; `next_before_seq` asks for the page before it (None: nothing older).
+
+        Checked: items oldest first (seq increasing), all before `before_seq`, no more than
+        `limit`, each matching the filters, `next_before_seq` not after the first item.
+        """
+        endpoint = "GET /v1/runs/{id}/logs/page"
+        query = log_query(endpoint, ranks, level, sources, q)
+        params: dict[str, Any] = {"before_seq": before_seq, "limit": limit, **query.params()}
+        result: LogPage = await self._get(
+            adapters.LOG_PAGE(),
+            f"/v1/runs/{_seg(run_id)}/logs/page",
+            endpoint,
+            "runs.logs",
+            params,
+        )
+        check_log_page(endpoint, result, query, before_seq=before_seq, limit=limit)
+        return result
+
+    async def fleet(self, run_id: str) -> Fleet:
+        """`GET /v1/runs/{id}/fleet`: quorum, replicas and nodes (hostnames, replica ids and
+        each node's GPU indices checked unique: a view keys its rows by them)."""
+        endpoint = "GET /v1/runs/{id}/fleet"
+        result: Fleet = await self._get(
+            adapters.FLEET(), f"/v1/runs/{_seg(run_id)}/fleet", endpoint, "runs.fleet"
+        )
+        check_fleet(endpoint, result)
         return result
 
     async def checkpoints(self, run_id: str) -> list[Checkpoint]:
@@ -296,6 +349,35 @@ class ItoClient(ClientBase):
         from .stream import EventStream
 
         return EventStream(self, run_id, since_seq=since_seq, on_state=on_state)
+
+    def logs(
+        self,
+        run_id: str,
+        *,
+        tail: int | None = 200,
+        since_seq: int | None = None,
+        ranks: Sequence[int] = (),
+        level: str | None = None,
+        sources: Sequence[str] = (),
+        q: str | None = None,
+        on_state: Callable[[ConnectionState], None] | None = None,
+    ) -> LogStream:
+        """The run's job log: `async for item in client.logs(run_id)` yields `LogLine`s (and
+        a `LogTruncated` where the server's retention lost lines), live until the run ends.
+
+        `tail` lines that match are replayed first (None: the server's default); `since_seq`
+        resumes exactly after that seq instead. `ranks`, `level` (minimum), `sources` and
+        `q` (case-insensitive substring) filter, on every reconnect alike. A filter that is
+        not valid raises ValidationFailed here. Await the stream to check `runs.logs` first.
+        """
+        from .logstream import LogStream
+
+        query = log_query("GET /v1/runs/{id}/logs", ranks, level, sources, q)
+        if tail is not None and (isinstance(tail, bool) or tail < 0):
+            raise ValidationFailed(
+                f"tail must be a whole number >= 0, not {tail!r}", endpoint="GET /v1/runs/{id}/logs"
+            )
+        return LogStream(self, run_id, query, tail=tail, since_seq=since_seq, on_state=on_state)
 
 
 def _seg(value: str) -> str:

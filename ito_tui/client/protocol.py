@@ -8,9 +8,9 @@ in a snapshot that quietly shows a screen no backend would produce.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ito_tui.contract import (
@@ -18,6 +18,10 @@ if TYPE_CHECKING:
         Capabilities,
         Estimate,
         EventBase,
+        Fleet,
+        LogLine,
+        LogPage,
+        LogTruncated,
         Proposal,
         Run,
         RunSummary,
@@ -28,9 +32,10 @@ if TYPE_CHECKING:
 
     from .api import ItoClient
     from .connection import ConnectionState
+    from .logstream import LogStream
     from .stream import EventStream
 
-__all__ = ["EventFeed", "ItoApi"]
+__all__ = ["EventFeed", "ItoApi", "LogFeed"]
 
 
 class EventFeed(Protocol):
@@ -43,6 +48,30 @@ class EventFeed(Protocol):
     def __aiter__(self) -> EventFeed: ...
 
     async def __anext__(self) -> EventBase: ...
+
+    async def aclose(self) -> None: ...
+
+
+class LogFeed(Protocol):
+    """A run's job log as its readers use it (`ItoClient.logs` gives a `LogStream`).
+
+    Awaiting it checks the `runs.logs` capability (CapabilityMissing); iterating yields
+    `LogLine`s and `LogTruncated` gaps until the run's log is over (StopAsyncIteration).
+    """
+
+    @property
+    def state(self) -> ConnectionState:
+        """Where the stream is: live, reconnecting (and when), closed; the last seq read."""
+
+    @property
+    def last_seq(self) -> int | None:
+        """The last seq yielded (or the `since_seq` given), None before any."""
+
+    def __await__(self) -> Generator[Any, None, LogFeed]: ...
+
+    def __aiter__(self) -> LogFeed: ...
+
+    async def __anext__(self) -> LogLine | LogTruncated: ...
 
     async def aclose(self) -> None: ...
 
@@ -65,8 +94,26 @@ class ItoApi(Protocol):
     async def run(self, run_id: str) -> Run: ...
 
     async def telemetry(
-        self, run_id: str, since_seq: int | None = None, max_points: int | None = None
+        self,
+        run_id: str,
+        since_seq: int | None = None,
+        max_points: int | None = None,
+        metrics: Sequence[str] = (),
     ) -> TelemetryPage: ...
+
+    async def log_page(
+        self,
+        run_id: str,
+        *,
+        before_seq: int | None = None,
+        limit: int = 500,
+        ranks: Sequence[int] = (),
+        level: str | None = None,
+        sources: Sequence[str] = (),
+        q: str | None = None,
+    ) -> LogPage: ...
+
+    async def fleet(self, run_id: str) -> Fleet: ...
 
     async def proposals(self, run_id: str, status: str | None = None) -> list[Proposal]: ...
 
@@ -103,6 +150,19 @@ class ItoApi(Protocol):
         on_state: Callable[[ConnectionState], None] | None = None,
     ) -> EventFeed: ...
 
+    def logs(
+        self,
+        run_id: str,
+        *,
+        tail: int | None = 200,
+        since_seq: int | None = None,
+        ranks: Sequence[int] = (),
+        level: str | None = None,
+        sources: Sequence[str] = (),
+        q: str | None = None,
+        on_state: Callable[[ConnectionState], None] | None = None,
+    ) -> LogFeed: ...
+
     async def aclose(self) -> None: ...
 
 
@@ -111,3 +171,4 @@ if TYPE_CHECKING:
     # so a signature that drifts in `ItoClient` fails here and in every fake.
     _client: type[ItoApi] = ItoClient
     _stream: type[EventFeed] = EventStream
+    _logs: type[LogFeed] = LogStream

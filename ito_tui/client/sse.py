@@ -2,7 +2,10 @@
 
 Written here rather than taken from a library so that line and event sizes are
 capped while bytes arrive: a hostile server sending one endless line costs at
-most `max_line_bytes` of memory before `SSELineTooLong` is raised.
+most `max_line_bytes` of memory before `SSELineTooLong` is raised, or, with
+`cut=True` (the log stream, where one huge line must not end the stream), before
+the rest of that line is discarded as it arrives and the message is dispatched
+with what was kept, marked `cut`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,18 @@ class SSEMessage:
     event: str
     data: str
     id: str | None
+    cut: bool = False
+    """A line or the data was over the decoder's cap and was cut (`SSEDecoder(cut=True)`)."""
+
+
+def utf8_prefix(raw: bytes, limit: int) -> bytes:
+    """At most `limit` bytes of `raw`, never ending inside a UTF-8 sequence."""
+    if len(raw) <= limit:
+        return raw
+    end = limit
+    while end > 0 and raw[end] & 0xC0 == 0x80:
+        end -= 1
+    return raw[:end]
 
 
 class SSEDecoder:
@@ -35,8 +50,12 @@ class SSEDecoder:
     `id:` value (the spec's "last event ID buffer").
     """
 
-    def __init__(self, max_line_bytes: int) -> None:
+    def __init__(self, max_line_bytes: int, *, cut: bool = False) -> None:
         self.max_line_bytes = max_line_bytes
+        self.cut = cut
+        self._cutting: bytes | None = None
+        """With `cut`: the kept start of an overlong line whose end has not arrived yet."""
+        self._cut = False
         self.retry_ms: int | None = None
         self.last_event_id: str | None = None
         self._buf = bytearray()
@@ -53,8 +72,20 @@ class SSEDecoder:
         if self._skip_lf and chunk[:1] == b"\n":
             chunk = chunk[1:]
         self._skip_lf = False
-        self._buf += chunk
         out: list[SSEMessage] = []
+        if self._cutting is not None:
+            # The rest of an overlong line: dropped as it comes, up to its end of line.
+            end = _EOL.search(chunk)
+            if end is None:
+                return out
+            line, self._cutting = self._cutting, None
+            if end.group() == b"\r" and end.end() == len(chunk):
+                self._skip_lf = True
+            chunk = chunk[end.end() :]
+            message = self._line(line, cut=True)
+            if message is not None:
+                out.append(message)
+        self._buf += chunk
         start = 0
         while True:
             match = _EOL.search(self._buf, max(start, self._scan))
@@ -71,14 +102,21 @@ class SSEDecoder:
         del self._buf[:start]
         self._scan = len(self._buf)
         if len(self._buf) > self.max_line_bytes:
+            if self.cut:
+                self._cutting = utf8_prefix(bytes(self._buf), self.max_line_bytes)
+                self._buf.clear()
+                self._scan = 0
+                return out
             self._buf.clear()
             self._scan = 0
             raise SSELineTooLong(f"an event-stream line exceeds {self.max_line_bytes} bytes")
         return out
 
-    def _line(self, raw: bytes) -> SSEMessage | None:
+    def _line(self, raw: bytes, *, cut: bool = False) -> SSEMessage | None:
         if len(raw) > self.max_line_bytes:
-            raise SSELineTooLong(f"an event-stream line exceeds {self.max_line_bytes} bytes")
+            if not self.cut:
+                raise SSELineTooLong(f"an event-stream line exceeds {self.max_line_bytes} bytes")
+            raw, cut = utf8_prefix(raw, self.max_line_bytes), True
         if self._first:
             self._first = False
             raw = raw.removeprefix(b"\xef\xbb\xbf")
@@ -91,9 +129,18 @@ class SSEDecoder:
         if sep and value.startswith(" "):
             value = value[1:]
         if name == "data":
+            if cut:
+                self._cut = True
+            room = self.max_line_bytes - self._data_size
             self._data_size += len(value) + 1
             if self._data_size > self.max_line_bytes:
-                raise SSELineTooLong(f"an event's data exceeds {self.max_line_bytes} bytes")
+                if not self.cut:
+                    raise SSELineTooLong(f"an event's data exceeds {self.max_line_bytes} bytes")
+                if room <= 0:
+                    self._cut = True
+                    return None
+                value, self._cut = value[:room], True
+                self._data_size = self.max_line_bytes + 1
             self._data.append(value)
         elif name == "event":
             self._event = value
@@ -108,8 +155,8 @@ class SSEDecoder:
         return None
 
     def _dispatch(self) -> SSEMessage | None:
-        data, event, id_ = self._data, self._event or "message", self._id
-        self._data, self._data_size, self._event, self._id = [], 0, "", None
+        data, event, id_, cut = self._data, self._event or "message", self._id, self._cut
+        self._data, self._data_size, self._event, self._id, self._cut = [], 0, "", None, False
         if not data:
             return None
-        return SSEMessage(event=event, data="\n".join(data), id=id_)
+        return SSEMessage(event=event, data="\n".join(data), id=id_, cut=cut)

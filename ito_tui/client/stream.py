@@ -45,21 +45,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import AsyncGenerator, Callable, Generator
-from dataclasses import replace
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
-from urllib.parse import quote
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, ClassVar
 
-from ito_tui.contract import EventBase, EventParseError, Run, parse_event
+from ito_tui.contract import Capabilities, EventBase, EventParseError, Run, parse_event
 
 from ._httpx import httpx
-from .backoff import bounded, floored_jitter
-from .connection import ConnectionState, Flaps, Status
-from .errors import BackendUnavailable, ItoError, ProtocolError, RateLimited, error_from_reply
-from .headers import media_type
-from .http import iter_body, read_capped
+from .connection import ConnectionState, Status
+from .errors import BackendUnavailable, ItoError, ProtocolError
+from .follow import Follower, Skip, Stop
 from .invalid import invalid_event
 from .policy import StreamPolicy
 from .resume import Resumer, Verdict
@@ -75,24 +69,18 @@ log = logging.getLogger("ito_tui.client.stream")
 ENDPOINT = "GET /v1/runs/{id}/events"
 
 
-class _Stop(Exception):
-    """The server said there is nothing more (204)."""
-
-
-class _Skip(Exception):
-    """This attempt is over before it began (the backend is unreachable)."""
-
-    def __init__(self, error: ItoError) -> None:
-        super().__init__()
-        self.error = error
-
-
-class EventStream:
+class EventStream(Follower[EventBase]):
     """Async iterator of a run's typed events (see module docstring).
 
     Built by `ItoClient.events`. `async for` it, or `await` it first to check
     the `runs.events` capability up front; `aclose()` (or `async with`) ends it.
     """
+
+    ENDPOINT: ClassVar[str] = ENDPOINT
+    CAPABILITY: ClassVar[str] = "runs.events"
+    NOUN: ClassVar[str] = "event stream"
+    SUFFIX: ClassVar[str] = "events"
+    _log: ClassVar[logging.Logger] = log
 
     def __init__(
         self,
@@ -102,84 +90,15 @@ class EventStream:
         since_seq: int | None = None,
         on_state: Callable[[ConnectionState], None] | None = None,
     ) -> None:
-        self.run_id = run_id
-        self.on_state = on_state
         self.skipped = 0
         """Malformed messages dropped because they had no seq."""
-        self._client = client
-        self._policy = client.stream_policy
-        self._last: int | None = since_seq
         self._yielded = False
-        self._state = ConnectionState(last_seq=since_seq or 0)
-        self._server_retry_s: float | None = None
-        self._stall_s: float | None = None
-        self._token: str | None = None
         # `ItoClient.run` checks that the answer is the run asked about.
         self._resume = Resumer(lambda: client.run(run_id))
-        self._flaps = Flaps()
-        self._gen: AsyncGenerator[EventBase, None] = self._generate()
+        super().__init__(client, run_id, since_seq=since_seq, on_state=on_state)
 
-    @property
-    def state(self) -> ConnectionState:
-        # `last_seq` moves with every event; it lives in `_last` and is folded in
-        # here, on read, so the per-event path builds no new dataclass.
-        last = self._last or 0
-        if self._state.last_seq != last:
-            self._state = replace(self._state, last_seq=last)
-        return self._state
-
-    @property
-    def last_seq(self) -> int | None:
-        """The last seq yielded (or the `since_seq` given), None before any."""
-        return self._last
-
-    def __repr__(self) -> str:
-        return f"EventStream({self.run_id!r}, {self._state.status}, last_seq={self._last})"
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> EventBase:
-        return await self._gen.__anext__()
-
-    def __await__(self) -> Generator[Any, None, Self]:
-        return self._prepared().__await__()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Stop the stream and release its connection."""
-        await self._gen.aclose()
-        self._set(status="closed", retry_in_s=None)
-
-    async def _prepared(self) -> Self:
-        await self._prepare()
-        return self
-
-    async def _prepare(self) -> None:
-        if self._stall_s is not None:
-            return
-        await self._client.require("runs.events")
-        caps = await self._client.capabilities()
+    def _prepared_with(self, caps: Capabilities) -> None:
         self._resume.possible = caps.has("runs.read")
-        self._stall_s = self._policy.stall_s(caps.limits.heartbeat_s)
-
-    def _set(self, **changes: Any) -> None:
-        old = self._state
-        new = replace(old, **{"last_seq": self._last or 0, **changes})
-        self._state = new
-        # `last_seq` moves with every event; the callback is for connection changes only.
-        if self.on_state is not None and replace(old, last_seq=0) != replace(new, last_seq=0):
-            self.on_state(new)
 
     # ------------------------------------------------------------ the loop
 
@@ -202,30 +121,25 @@ class EventStream:
                     return
                 try:
                     if problem is not None and problem.status is None:
-                        raise _Skip(problem)  # unreachable: the stream would fail the same way
+                        raise Skip(problem)  # unreachable: the stream would fail the same way
                     async with self._open() as response:
                         error = await self._check(response)
                         if error is None:
                             live = True
                             self._set(status="live", attempt=0, retry_in_s=None, error=None)
-                            pause_at = time.monotonic() + self._policy.slice_s
-                            async for chunk in iter_body(response, ENDPOINT):
-                                for message in decoder.feed(chunk):
-                                    event = self._accept(message)
-                                    if event is None:
-                                        continue
-                                    progressed = True
-                                    yield event
-                                    if event.terminal:
-                                        return
-                                    if time.monotonic() >= pause_at:
-                                        await asyncio.sleep(0)
-                                        pause_at = time.monotonic() + self._policy.slice_s
+                            async for message in self._messages(response, decoder):
+                                event = self._accept(message)
+                                if event is None:
+                                    continue
+                                progressed = True
+                                yield event
+                                if event.terminal:
+                                    return
                             error = BackendUnavailable("event stream closed by the server")
-                except _Stop:
+                except Stop:
                     stopped = True
                     error = BackendUnavailable("the server ended the event stream (HTTP 204)")
-                except _Skip as skip:
+                except Skip as skip:
                     error = skip.error
                 except SSELineTooLong as exc:
                     raise ProtocolError(
@@ -235,8 +149,7 @@ class EventStream:
                     error = self._client.transport.unavailable(exc, ENDPOINT)
                     if isinstance(exc, httpx.ReadTimeout):
                         error.message = f"event stream stalled: no data for {self._stall_s:g} s"
-                if decoder.retry_ms is not None:
-                    self._server_retry_s = decoder.retry_ms / 1000.0
+                self._note_retry(decoder)
                 failures = 1 if progressed else failures + 1
                 if live or stopped:
                     # Ended without the terminal event: what does the run's snapshot say?
@@ -261,33 +174,7 @@ class EventStream:
             self._set(status="closed", retry_in_s=None, error=str(exc))
             raise
         finally:
-            for line in self._flaps.close():
-                log.info("event stream %s: %s", self.run_id, line)
-            self._set(status="closed", retry_in_s=None)
-
-    def _reconnecting(self, delay: float, failures: int, reason: str) -> None:
-        lines = self._flaps.reconnect(reason, delay)
-        for line in lines:
-            log.info("event stream %s: %s", self.run_id, line)
-        if not lines:
-            log.debug("event stream %s: reconnecting in %.2fs (%s)", self.run_id, delay, reason)
-        self._set(
-            status="reconnecting",
-            retry_in_s=delay,
-            attempt=failures,
-            error=reason,
-            reconnects=self._state.reconnects + 1,
-        )
-
-    def _delay(self, failures: int, error: ItoError) -> float:
-        """Seconds before the next reconnect: never under the floor, never over the cap."""
-        base = self._policy.reconnect_base_s
-        if base is None:
-            base = self._server_retry_s if self._server_retry_s is not None else 1.0
-        retry_after = getattr(error, "retry_after", None)
-        floor, cap = self._policy.reconnect_floor_s, self._policy.reconnect_max_s
-        delay = floored_jitter(failures, base, floor, cap)
-        return bounded(max(delay, retry_after), floor, cap) if retry_after else delay
+            self._closing()
 
     async def _reread(self) -> tuple[Verdict | None, ItoError | None]:
         """Re-read the snapshot (`Resumer.verdict`) and act on what it says."""
@@ -303,46 +190,6 @@ class EventStream:
             error = verdict.message if verdict.kind == "rewound" else self._state.error
             self._set(status="resynced", note=verdict.message, error=error)
         return verdict, problem
-
-    def _open(self) -> Any:
-        transport = self._client.transport
-        headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
-        if self._last is not None:
-            headers["Last-Event-ID"] = str(self._last)
-        self._token = transport.current_token()
-        headers.update(transport.auth_headers(self._token))
-        t = transport.timeout
-        timeout = httpx.Timeout(connect=t, read=self._stall_s, write=t, pool=t)
-        path = f"/v1/runs/{quote(self.run_id, safe='')}/events"
-        self._set(status="connecting" if self._state.status == "connecting" else "reconnecting")
-        return transport.http.stream("GET", path, headers=headers, timeout=timeout)
-
-    async def _check(self, response: httpx.Response) -> ItoError | None:
-        """None when the stream may be read; an error to retry on; raises fatal ones."""
-        status = response.status_code
-        if status == 204:
-            raise _Stop
-        headers = response.headers
-        if status == 200:
-            media = media_type(headers) or ""
-            if media != "text/event-stream":
-                raise ProtocolError(
-                    f"{ENDPOINT}: expected text/event-stream, got {media[:60] or 'none'!r}",
-                    status=status,
-                    endpoint=ENDPOINT,
-                )
-            return None
-        body = b"" if 300 <= status < 400 else await read_capped(response, 64 * 1024, ENDPOINT)
-        error = error_from_reply(status, headers, body, endpoint=ENDPOINT, capability="runs.events")
-        if isinstance(error, RateLimited) or status in (500, 502, 503, 504):
-            return error
-        if 200 <= status < 300:
-            raise ProtocolError(
-                f"{ENDPOINT}: unexpected HTTP {status} for an event stream",
-                status=status,
-                endpoint=ENDPOINT,
-            )
-        raise error
 
     # ------------------------------------------------------------ events
 

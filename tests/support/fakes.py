@@ -2,9 +2,11 @@
 
 One fake for every screen: bookings (the picker and the form, estimates from desk_sim's
 planner), runs (a snapshot, a scripted event stream, a telemetry page), proposals (a
-run's, and the decision trail filtered as desk_sim filters it) and decisions. It records
-what "the backend" was asked (`created`, `estimates`, `decisions`, `cancels`,
-`trail_reads`, `telemetry_reads`) so tests assert on that, not on pixels.
+run's, and the decision trail filtered as desk_sim filters it), decisions, the job log
+(`log_lines`, streamed and paged with the filters asked: `fakelogs`) and the fleet. It
+records what "the backend" was asked (`created`, `estimates`, `decisions`, `cancels`,
+`trail_reads`, `telemetry_reads`, `log_reads`, `fleet_reads`) so tests assert on that,
+not on pixels.
 
 mypy checks it against `ito_tui.client.protocol.ItoApi` (the assignment at the end): a
 call the UI starts to make, or a signature that changes, fails `mypy` here.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -22,11 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from ito_tui.client import AuthError, ConnectionState, NotFound
 from ito_tui.client.errors import Conflict
+from ito_tui.client.loglines import LogQuery
 from ito_tui.contract import (
     Booking,
     Capabilities,
     Estimate,
     EventBase,
+    Fleet,
+    LogLine,
+    LogPage,
     Problem,
     Proposal,
     Run,
@@ -39,9 +45,10 @@ from ito_tui.contract import (
 from ito_tui.desk_sim.planner import plan_and_estimate
 
 from .caps import MAX_BUDGET_USD, capabilities
+from .fakelogs import FakeLogStream, page_of, require
 
 if TYPE_CHECKING:
-    from ito_tui.client.protocol import EventFeed, ItoApi
+    from ito_tui.client.protocol import EventFeed, ItoApi, LogFeed
 
 __all__ = ["FakeClient", "FakeStream"]
 
@@ -117,6 +124,12 @@ class FakeClient:
     """Telemetry by run id; a run without any gets the script's telemetry events."""
     conflict_with: Proposal | None = None
     """When set, a decision is answered 409 with this as the proposal's current state."""
+    log_lines: list[LogLine] = field(default_factory=list)
+    """The run's job log, oldest first (any run id asked for gets it)."""
+    log_ended: bool = False
+    """True: a log stream ends after its lines (the run is over); False: it stays live."""
+    fleet_model: Fleet | None = None
+    """What `fleet(run_id)` answers for the run of `run_model` (any other: not found)."""
 
     created: list[tuple[TrainingSpec, str | None]] = field(default_factory=list)
     estimates: list[TrainingSpec] = field(default_factory=list)
@@ -124,6 +137,10 @@ class FakeClient:
     cancels: list[tuple[str, str | None, str | None]] = field(default_factory=list)
     trail_reads: list[dict[str, Any]] = field(default_factory=list)
     telemetry_reads: list[str] = field(default_factory=list)
+    metric_reads: list[tuple[str, ...]] = field(default_factory=list)
+    log_reads: list[dict[str, Any]] = field(default_factory=list)
+    """Each `logs` / `log_page` call: its `kind` ("stream" / "page") and arguments."""
+    fleet_reads: list[str] = field(default_factory=list)
 
     def _check(self) -> None:
         if self.fail_with is not None:
@@ -198,10 +215,15 @@ class FakeClient:
         return self.run_model
 
     async def telemetry(
-        self, run_id: str, since_seq: int | None = None, max_points: int | None = None
+        self,
+        run_id: str,
+        since_seq: int | None = None,
+        max_points: int | None = None,
+        metrics: Sequence[str] = (),
     ) -> TelemetryPage:
         self._check()
         self.telemetry_reads.append(run_id)
+        self.metric_reads.append(tuple(metrics))
         if run_id in self.samples:
             items = self.samples[run_id]
         else:
@@ -221,6 +243,71 @@ class FakeClient:
         on_state: Callable[[ConnectionState], None] | None = None,
     ) -> FakeStream:
         return FakeStream(self.script, since_seq or 0, on_state, self.final_state)
+
+    def logs(
+        self,
+        run_id: str,
+        *,
+        tail: int | None = 200,
+        since_seq: int | None = None,
+        ranks: Sequence[int] = (),
+        level: str | None = None,
+        sources: Sequence[str] = (),
+        q: str | None = None,
+        on_state: Callable[[ConnectionState], None] | None = None,
+    ) -> FakeLogStream:
+        query = LogQuery.of(ranks, level, sources, q)
+        self.log_reads.append(
+            {
+                "kind": "stream",
+                "run_id": run_id,
+                "tail": tail,
+                "since_seq": since_seq,
+                "query": query,
+            }
+        )
+        return FakeLogStream(
+            self.caps,
+            self.log_lines,
+            query,
+            tail=tail,
+            since_seq=since_seq,
+            ended=self.log_ended,
+            on_state=on_state,
+        )
+
+    async def log_page(
+        self,
+        run_id: str,
+        *,
+        before_seq: int | None = None,
+        limit: int = 500,
+        ranks: Sequence[int] = (),
+        level: str | None = None,
+        sources: Sequence[str] = (),
+        q: str | None = None,
+    ) -> LogPage:
+        self._check()
+        require(self.caps, "runs.logs")
+        query = LogQuery.of(ranks, level, sources, q)
+        self.log_reads.append(
+            {
+                "kind": "page",
+                "run_id": run_id,
+                "before_seq": before_seq,
+                "limit": limit,
+                "query": query,
+            }
+        )
+        return page_of(self.log_lines, query, before_seq, limit)
+
+    async def fleet(self, run_id: str) -> Fleet:
+        self._check()
+        require(self.caps, "runs.fleet")
+        self.fleet_reads.append(run_id)
+        if self.fleet_model is None or self.run_model is None or self.run_model.run_id != run_id:
+            raise NotFound(f"Run not found: {run_id}", status=404)
+        return self.fleet_model
 
     async def cancel_run(
         self, run_id: str, reason: str | None = None, idempotency_key: str | None = None
@@ -301,3 +388,4 @@ if TYPE_CHECKING:
     # Checked by mypy only: the fake is the API the UI uses, and its stream a feed.
     _client: type[ItoApi] = FakeClient
     _stream: type[EventFeed] = FakeStream
+    _logs: type[LogFeed] = FakeLogStream

@@ -1,0 +1,222 @@
+"""`LogStream`: a run's job log (`GET /v1/runs/{id}/logs`), every line once, in order.
+
+Built by `ItoClient.logs`; it stands on `follow.Follower` as `EventStream` does
+(reconnects never faster than `StreamPolicy.reconnect_floor_s` whatever `retry:`
+says, `Last-Event-ID` resume, the stall timeout, `ConnectionState`), and:
+
+- asks with the same filters (`rank=`, `level=`, `source=`, `q=`) on every
+  connection, `tail=` only on the first (a reconnect resumes after the last seq
+  yielded, or, when no line matched yet, asks `tail=0`: live lines only);
+- yields `LogLine`s, and a `LogTruncated` when the server says lines older than
+  its retention are gone (`event: log.truncated`);
+- drops a line whose seq is not above the last one yielded (a duplicate, a seq
+  going backwards: counted in `.stale`), and a line that does not match the
+  filters asked for or is not a valid LogLine (counted in `.skipped`); both are
+  named in `.state.error` and logged once, and the stream goes on: a wrong line
+  is never shown, and one bad line does not cost the operator the log;
+- bounds memory whatever the server sends: a message over the cap
+  (`message_cap`: 8 × `limits.log_line_bytes`, at least 64 KiB) is cut as it
+  arrives, the rest discarded unread; its line is recovered from what was kept
+  (metadata and the start of its text, `cut=True`, counted in `.oversized`), or
+  skipped when nothing usable was kept. Invalid UTF-8 reads as U+FFFD; a raw
+  control character (NUL) inside the JSON is accepted as the character it is;
+- ends (StopAsyncIteration) when the server answers 204 (a resume past the end
+  of an ended run), or when the stream closes and the run's snapshot says the
+  run is over and either no line matched or a reconnect brought nothing more.
+- raises AuthError on 401, NotFound on 404, CapabilityMissing on 501 (or when
+  `runs.logs` is not offered, before any request), ProtocolError on a redirect or
+  a wrong content type.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ito_tui.contract import Capabilities, LogLine, LogTruncated
+
+from ._httpx import httpx
+from .connection import ConnectionState
+from .errors import BackendUnavailable, ItoError, NotFound
+from .follow import Follower, Stop
+from .loglines import TRUNCATED, LogQuery, parse_line
+from .sse import SSEDecoder, SSEMessage
+
+if TYPE_CHECKING:
+    from .api import ItoClient
+
+__all__ = ["LogItem", "LogStream"]
+
+log = logging.getLogger("ito_tui.client.logstream")
+
+ENDPOINT = "GET /v1/runs/{id}/logs"
+
+LogItem = LogLine | LogTruncated
+
+MIN_MESSAGE_CAP = 64 * 1024
+"""Smallest per-message cap: a 4 KiB line, JSON-escaped (`\\u0000` is 6 bytes), fits."""
+
+
+class LogStream(Follower[LogItem]):
+    """Async iterator of a run's log lines (see module docstring)."""
+
+    ENDPOINT: ClassVar[str] = ENDPOINT
+    CAPABILITY: ClassVar[str] = "runs.logs"
+    NOUN: ClassVar[str] = "log stream"
+    SUFFIX: ClassVar[str] = "logs"
+    _log: ClassVar[logging.Logger] = log
+
+    def __init__(
+        self,
+        client: ItoClient,
+        run_id: str,
+        query: LogQuery,
+        *,
+        tail: int | None = 200,
+        since_seq: int | None = None,
+        on_state: Callable[[ConnectionState], None] | None = None,
+    ) -> None:
+        self.query = query
+        self.tail = tail
+        self.skipped = 0
+        """Lines dropped as invalid or not matching the filters asked for."""
+        self.stale = 0
+        """Lines dropped because their seq was not above the last one yielded."""
+        self.oversized = 0
+        """Lines over `message_cap`, yielded cut (or skipped, counted in `skipped` too)."""
+        self.message_cap = MIN_MESSAGE_CAP
+        self._can_read_run = True
+        self._warned: set[str] = set()
+        super().__init__(client, run_id, since_seq=since_seq, on_state=on_state)
+
+    def _prepared_with(self, caps: Capabilities) -> None:
+        self._can_read_run = caps.has("runs.read")
+        cap = 8 * caps.limits.log_line_bytes
+        self.message_cap = min(max(cap, MIN_MESSAGE_CAP), self._policy.max_line_bytes)
+
+    def _params(self, first: bool) -> dict[str, Any]:
+        params = self.query.params()
+        if self._last is None:
+            # Resuming exactly needs no tail; before any line, a reconnect wants live lines only.
+            if first and self.tail is not None:
+                params["tail"] = self.tail
+            elif not first:
+                params["tail"] = 0
+        return params
+
+    # ------------------------------------------------------------ the loop
+
+    async def _generate(self) -> AsyncGenerator[LogItem, None]:
+        if self.on_state is not None:
+            self.on_state(self._state)
+        try:
+            await self._prepare()
+            failures = 0
+            first = True
+            empty_after_end = False
+            while True:
+                error: ItoError | None = None
+                progressed = closed = False
+                decoder = SSEDecoder(self.message_cap, cut=True)
+                try:
+                    async with self._open(self._params(first)) as response:
+                        error = await self._check(response)
+                        if error is None:
+                            first = False
+                            self._set(status="live", attempt=0, retry_in_s=None)
+                            async for message in self._messages(response, decoder):
+                                item = self._accept(message)
+                                if item is None:
+                                    continue
+                                progressed = True
+                                yield item
+                            closed = True
+                            error = BackendUnavailable("log stream closed by the server")
+                except Stop:
+                    return  # 204: the run has ended and every line was sent
+                except (httpx.TransportError, httpx.DecodingError) as exc:
+                    error = self._client.transport.unavailable(exc, ENDPOINT)
+                    if isinstance(exc, httpx.ReadTimeout):
+                        error.message = f"log stream stalled: no data for {self._stall_s:g} s"
+                self._note_retry(decoder)
+                failures = 1 if progressed else failures + 1
+                if closed:
+                    ended = await self._run_ended()
+                    if ended and (self._last is None or (empty_after_end and not progressed)):
+                        return
+                    empty_after_end = ended and not progressed
+                assert error is not None
+                limit = self._policy.max_reconnects
+                if limit is not None and failures > limit:
+                    raise error
+                delay = self._delay(failures, error)
+                self._reconnecting(delay, failures, str(error))
+                await asyncio.sleep(delay)
+        except ItoError as exc:
+            self._set(status="closed", retry_in_s=None, error=str(exc))
+            raise
+        finally:
+            self._closing()
+
+    async def _run_ended(self) -> bool:
+        """Whether the run's snapshot says it is over (False when it cannot be read)."""
+        if not self._can_read_run:
+            return False
+        try:
+            run = await self._client.run(self.run_id)
+        except NotFound:
+            raise
+        except ItoError as exc:
+            log.debug("log stream %s: run not re-read (%s)", self.run_id, exc)
+            return False
+        return run.terminal
+
+    # ------------------------------------------------------------ lines
+
+    def _accept(self, message: SSEMessage) -> LogItem | None:
+        """The item to yield for `message`, or None (unknown type, stale, unusable)."""
+        if message.event == "log.truncated":
+            try:
+                return TRUNCATED().validate_json(message.data)
+            except ValueError as exc:
+                self._drop("skipped", f"a log.truncated that is not valid: {_first_line(exc)}")
+                return None
+        if message.event != "log":
+            return None  # clients ignore event types they do not know (API.md)
+        line, problem = parse_line(message)
+        if line is None:
+            self._drop("skipped", f"a message that is not a valid log line: {problem}")
+            return None
+        if message.cut:
+            self.oversized += 1
+            self._warn(
+                "oversized", f"cut a log line over {self.message_cap} bytes (seq {line.seq})"
+            )
+        if self._last is not None and line.seq <= self._last:
+            self._drop(
+                "stale", f"log seq {line.seq} is not after {self._last} (duplicate or backwards)"
+            )
+            return None
+        mismatch = self.query.mismatch(line, text_cut=message.cut)
+        if mismatch is not None:
+            self._drop("skipped", f"log line {line.seq} does not match the filter: {mismatch}")
+            return None
+        self._last = line.seq
+        return line
+
+    def _drop(self, counter: str, why: str) -> None:
+        setattr(self, counter, getattr(self, counter) + 1)
+        self._set(error=f"dropped {why}")
+        self._warn(counter, why)
+
+    def _warn(self, kind: str, why: str) -> None:
+        """Log the first problem of each kind (a flood of bad lines is one log line)."""
+        if kind not in self._warned:
+            self._warned.add(kind)
+            log.warning("log stream %s: %s", self.run_id, why)
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
