@@ -32,7 +32,7 @@ from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING
 
 from ito_tui.redaction import redact_secrets
-from ito_tui.textsafe import visible
+from ito_tui.textsafe import log_text, visible
 
 if TYPE_CHECKING:
     from ito_tui.contract import LogLine
@@ -55,10 +55,6 @@ _CUT = " … (cut)"
 _PREFIX_CACHE_MAX = 4096
 """Distinct (rank, node, level, source) prefixes kept; a backend inventing a node name per
 line cannot grow the cache past this (it is cleared and refilled)."""
-
-
-def log_text(raw: str) -> str:  # stand-in until textsafe.log_text (H4) lands
-    return visible(raw, keep_newlines=False)
 
 
 def _stamp(at: datetime) -> str:
