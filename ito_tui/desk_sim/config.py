@@ -19,7 +19,18 @@ DEMO_SPEED = 3600.0
 showcase run of the reference spec (8B on 4x8 H100 infiniband, 160B tokens, SFT+DPO) takes
 about four minutes of wall time, one of them waiting on the rollback proposal."""
 
-SCENARIOS = ("showcase", "happy", "gate-fail", "loss-spike", "node-failure", "budget", "refused")
+SCENARIOS = (
+    "showcase",
+    "happy",
+    "gate-fail",
+    "loss-spike",
+    "node-failure",
+    "budget",
+    "refused",
+    "straggler",
+    "hang",
+    "log-flood",
+)
 
 Mode = Literal["simulated", "scaffold"]
 
@@ -43,6 +54,10 @@ class SimConfig:
     """Bearer token -> operator name."""
     heartbeat_s: float = 15.0
     event_retention: int = 100_000
+    log_line_bytes: int = 4096
+    """The job log cuts a line at this many UTF-8 bytes (`limits.log_line_bytes`)."""
+    log_retention: int = 100_000
+    """Job log lines kept per run (`limits.log_retention`); older ones are dropped."""
     tick_s: float = 0.1
     approval_speed: float | None = 240.0
     proposal_ttl_s: float = 4 * 3600.0

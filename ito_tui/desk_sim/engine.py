@@ -22,7 +22,8 @@ from ito_tui.contract import (
     model_params,
 )
 
-from .catalog import TARGET_PROFILES
+from . import fleet
+from .catalog import GPU_SKUS, TARGET_PROFILES
 from .core import JsonDict, iso, money
 from .incidents import CANCEL_S, IncidentFlow
 from .outcomes import EXECUTE_DELAY_S
@@ -143,6 +144,12 @@ class Engine(IncidentFlow):
             "nodes": [n.hostname for n in booking.nodes]
             or [f"node-{i:02d}" for i in range(booking.node_count)],
             "incidents": incidents_for(scenario, seed=seed, chaos=chaos),
+            "fleet": fleet.build(
+                [n.hostname for n in booking.nodes]
+                or [f"node-{i + 1:02d}" for i in range(booking.node_count)],
+                mem_total_gib=sku.hbm_gib if (sku := GPU_SKUS.get(booking.gpu_sku)) else 80.0,
+            ),
+            "hang": None,
             "pipeline": [],
             "tokens_before": {},
         }

@@ -8,14 +8,18 @@ from decimal import Decimal
 from typing import Any
 
 from .core import JsonDict, iso, money
-from .outcomes import OutcomeFlow
+from .fleet_flow import FleetFlow
 from .physics import SLO_DETECT_S, SLO_RESUME_S, SPIKE_ESCALATE_Z, SPIKE_WINDOW, uniform
 
 CHECKPOINT_BYTES_PER_PARAM = 12.0
 CANCEL_S = 30.0
 
 
-class IncidentFlow(OutcomeFlow):
+HANG_DETECT_S = 720.0
+"""The backend's own hang detection fires 12 simulated minutes after progress stopped."""
+
+
+class IncidentFlow(FleetFlow):
     """Everything that interrupts the happy path of a training stage."""
 
     # ------------------------------------------------------------ incidents in training
@@ -41,6 +45,8 @@ class IncidentFlow(OutcomeFlow):
             self.s["slow_ckpt"] = float(incident.get("factor", 6.0))
         elif kind == "budget_squeeze":
             self.budget_squeeze()
+        elif kind == "straggler":
+            self.fleet_throttle(incident)
         return None
 
     # ------------------------------------------------------------ checkpoints
@@ -107,17 +113,18 @@ class IncidentFlow(OutcomeFlow):
     # ------------------------------------------------------------ node failures
 
     def node_failure(self, incident: JsonDict) -> None:
+        """A node fails (or, kind "hang", every rank stops in a collective): training stops
+        now; detection and recovery follow at the incident's simulated offsets."""
+        hang = incident["kind"] == "hang"
+        detect = HANG_DETECT_S if hang else float(incident["detect_s"])
+        resume = float(incident.get("resume_s", 360.0) if hang else incident["resume_s"])
         self.stop_training()
         self.s["fault_n"] += 1
         self.s["interruptions"] += 1
-        nodes: list[str] = self.s["nodes"]
-        node = (
-            incident.get("node")
-            or nodes[int(uniform(self.seed, "node", self.s["fault_n"]) * len(nodes))]
-        )
+        node = self.pick_node(incident.get("node"), "hang" if hang else "node")
         fault: JsonDict = {
             "fault_id": f"flt_{self.run['run_id'][4:]}_{self.s['fault_n']}",
-            "kind": "node_failure",
+            "kind": "hang" if hang else "node_failure",
             "node": node,
             "step": int(self.s["train"]["step"]),
             "detected_after_s": None,
@@ -127,7 +134,12 @@ class IncidentFlow(OutcomeFlow):
             "slo_breached": [],
         }
         self.run["faults"].append(fault)
-        detect, resume = float(incident["detect_s"]), float(incident["resume_s"])
+        if hang:
+            # Heartbeats go on (the processes live); no step, telemetry or progress until
+            # the backend's own watchdog notices, HANG_DETECT_S later.
+            self.s["hang"] = fault["fault_id"]
+        else:
+            self.fleet_node_failed(fault, detect, resume)
         self.schedule(detect, "fault_detected", fault_id=fault["fault_id"], detect_s=detect)
         self.schedule(
             detect + resume, "fault_recovered", fault_id=fault["fault_id"], resume_s=resume
@@ -162,7 +174,12 @@ class IncidentFlow(OutcomeFlow):
                     "limit_s": SLO_DETECT_S,
                 },
             )
-        self.set_state("recovering", f"{fault['node']} failed; replacing node and restarting")
+        if fault["kind"] == "hang":
+            self.s["hang"] = None
+            why = f"no progress on any rank (collective hung on {fault['node']}); restarting"
+        else:
+            why = f"{fault['node']} failed; replacing node and restarting"
+        self.set_state("recovering", why)
 
     def on_fault_recovered(self, args: JsonDict) -> None:
         fault, resume = self.fault(args["fault_id"]), float(args["resume_s"])
@@ -171,6 +188,7 @@ class IncidentFlow(OutcomeFlow):
         lost = int(train["step"]) - to_step
         train["step"] = float(to_step)
         fault.update(resumed_after_s=resume, lost_steps=lost, recovered=True)
+        self.fleet_fault_recovered(fault)
         self.emit(
             "fault.recovered",
             {

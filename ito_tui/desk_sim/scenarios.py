@@ -1,8 +1,10 @@
 """Named scenarios: which incidents a simulated run meets, and where.
 
 An incident fires in the first training quantum whose progress reaches `frac`
-of its `stage`. Node-failure timings are simulated seconds; loss spikes carry
-their z-score (escalated to a person at z >= 12, skipped automatically below).
+of its `stage`. Node-failure timings are simulated seconds (`node` may name the
+node, or "straggler": the one thermal-throttling); loss spikes carry their
+z-score (escalated to a person at z >= 12, skipped automatically below); a
+straggler's ramp and hold are fractions of the stage's planned time.
 """
 
 from __future__ import annotations
@@ -25,6 +27,22 @@ def _fault(stage: str, frac: float, detect_s: float, resume_s: float) -> Inciden
     }
 
 
+def _throttle(
+    stage: str, frac: float, *, peak: float, ramp: float, hold: float, clears: bool
+) -> Incident:
+    """One node thermal-throttles: its step time ramps to `peak` x the fleet's over `ramp`
+    (a fraction of the stage's planned time), holds `hold`, then clears (or not)."""
+    return {
+        "kind": "straggler",
+        "stage": stage,
+        "frac": frac,
+        "peak": peak,
+        "ramp": ramp,
+        "hold": hold,
+        "clears": clears,
+    }
+
+
 def _spike(stage: str, frac: float, z: float) -> Incident:
     return {"kind": "loss_spike", "stage": stage, "frac": frac, "z": z}
 
@@ -37,7 +55,10 @@ def incidents_for(scenario: str, *, seed: int, chaos: float = 0.0) -> list[Incid
         "happy": [],
         "refused": [],
         "showcase": [
-            _fault("pretrain", 0.22, 140.0, 560.0),
+            # A straggler the operator sees coming (about a minute and a half of demo
+            # time) before that very node fails.
+            _throttle("pretrain", 0.04, peak=1.7, ramp=0.12, hold=1.0, clears=False),
+            {**_fault("pretrain", 0.3, 140.0, 560.0), "node": "straggler"},
             _spike("pretrain", 0.41, 7.4),
             _spike("pretrain", 0.63, 14.8),
         ],
@@ -54,6 +75,11 @@ def incidents_for(scenario: str, *, seed: int, chaos: float = 0.0) -> list[Incid
             _fault("mid_train", 0.4, 180.0, 420.0),
         ],
         "budget": [{"kind": "budget_squeeze", "stage": "pretrain", "frac": 0.1}],
+        "log-flood": [],  # the happy run; joblog_flood.py adds the flood
+        "straggler": [_throttle("pretrain", 0.15, peak=1.55, ramp=0.08, hold=0.12, clears=True)],
+        # Every rank stops in a collective; fault.detected {kind: hang} 12 simulated
+        # minutes later (incidents.HANG_DETECT_S), then a restart from the checkpoint.
+        "hang": [{"kind": "hang", "stage": "pretrain", "frac": 0.3, "resume_s": 360.0}],
     }
     incidents = [dict(i) for i in plans[scenario]]
     for n in range(round(chaos * 2)):

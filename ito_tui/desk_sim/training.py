@@ -53,11 +53,13 @@ class TrainingFlow(StageFlow):
             return
         train = self.s["train"]
         train["qi"] += 1
-        per_q = train["total_steps"] / train["n_quanta"] * train["throughput"]
+        pace = self.fleet_pace()
+        per_q = train["total_steps"] / train["n_quanta"] * train["throughput"] * pace
         train["step"] = min(float(train["total_steps"]), train["step"] + per_q)
         self.s["productive_s"] += train["q"]
+        self.fleet_quantum()
         incident = self.pick_incident(train)
-        if incident is not None and incident["kind"] == "node_failure":
+        if incident is not None and incident["kind"] in ("node_failure", "hang"):
             self.node_failure(incident)
             return
         finished = train["step"] >= train["total_steps"]
@@ -86,6 +88,13 @@ class TrainingFlow(StageFlow):
         raise NotImplementedError
 
     def save_checkpoint(self) -> None:
+        raise NotImplementedError
+
+    # Implemented by the fleet mixin (fleet_flow.py).
+    def fleet_pace(self) -> float:
+        raise NotImplementedError
+
+    def fleet_quantum(self) -> None:
         raise NotImplementedError
 
     def progress_json(self) -> JsonDict:
@@ -124,6 +133,7 @@ class TrainingFlow(StageFlow):
             z = spike_z
         plan: JsonDict = self.run.get("plan") or {}
         factor = {"sft": 0.92, "dpo": 0.6, "rlvr": 0.35}.get(name, 1.0) * train["throughput"]
+        factor *= self.fleet_pace()
         tps = float(plan.get("est_tokens_per_s_per_gpu", 5000.0)) * factor
         tps *= 1 + 0.015 * normal(self.seed, "tps", name, qi)
         mfu = plan.get("est_mfu_frac")

@@ -17,7 +17,16 @@ import pytest
 from .helpers import create_run, read_events, spec
 
 GOLDEN = Path(__file__).parent / "golden"
-SCENARIOS = ["showcase", "happy", "gate-fail", "loss-spike", "node-failure", "budget"]
+SCENARIOS = [
+    "showcase",
+    "happy",
+    "gate-fail",
+    "loss-spike",
+    "node-failure",
+    "budget",
+    "straggler",
+    "hang",
+]
 
 
 def type_sequence(sim_factory: Any, scenario: str, seed: int) -> list[str]:
