@@ -11,8 +11,9 @@ says, `Last-Event-ID` resume, the stall timeout, `ConnectionState`), and:
   its retention are gone (`event: log.truncated`);
 - drops a line whose seq is not above the last one yielded (a duplicate, a seq
   going backwards: counted in `.stale`), and a line that does not match the
-  filters asked for or is not a valid LogLine (counted in `.skipped`); both are
-  named in `.state.error` and logged once, and the stream goes on: a wrong line
+  filters asked for or is not a valid LogLine (counted in `.skipped`); the last
+  such is named in `.problem` (and `.state.error` until the connection's next
+  change), the first of each kind logged, and the stream goes on: a wrong line
   is never shown, and one bad line does not cost the operator the log;
 - bounds memory whatever the server sends: a message over the cap
   (`message_cap`: 8 × `limits.log_line_bytes`, at least 64 KiB) is cut as it
@@ -86,6 +87,8 @@ class LogStream(Follower[LogItem]):
         """Lines dropped because their seq was not above the last one yielded."""
         self.oversized = 0
         """Lines over `message_cap`, yielded cut (or skipped, counted in `skipped` too)."""
+        self.problem: str | None = None
+        """The last line dropped and why (kept: `state.error` moves on with the connection)."""
         self.message_cap = MIN_MESSAGE_CAP
         self._can_read_run = True
         self._warned: set[str] = set()
@@ -115,7 +118,7 @@ class LogStream(Follower[LogItem]):
             await self._prepare()
             failures = 0
             first = True
-            empty_after_end = False
+            end_at: int | None = None  # the last seq when the run was seen over at a close
             while True:
                 error: ItoError | None = None
                 progressed = closed = False
@@ -143,10 +146,12 @@ class LogStream(Follower[LogItem]):
                 self._note_retry(decoder)
                 failures = 1 if progressed else failures + 1
                 if closed:
+                    # The server closes after the run's end; the reconnect after that is
+                    # answered 204, or brings a tail a cut stream had not sent, or nothing.
                     ended = await self._run_ended()
-                    if ended and (self._last is None or (empty_after_end and not progressed)):
+                    if ended and (self._last is None or end_at == self._last):
                         return
-                    empty_after_end = ended and not progressed
+                    end_at = self._last if ended else None
                 assert error is not None
                 limit = self._policy.max_reconnects
                 if limit is not None and failures > limit:
@@ -179,10 +184,15 @@ class LogStream(Follower[LogItem]):
         """The item to yield for `message`, or None (unknown type, stale, unusable)."""
         if message.event == "log.truncated":
             try:
-                return TRUNCATED().validate_json(message.data)
+                gap = TRUNCATED().validate_json(message.data)
             except ValueError as exc:
                 self._drop("skipped", f"a log.truncated that is not valid: {_first_line(exc)}")
                 return None
+            # Its `id:` is where the kept lines begin: a reconnect resumes there, not before.
+            at = _seq_of(message.id)
+            if at is not None and (self._last is None or at > self._last):
+                self._last = at
+            return gap
         if message.event != "log":
             return None  # clients ignore event types they do not know (API.md)
         line, problem = parse_line(message)
@@ -208,7 +218,8 @@ class LogStream(Follower[LogItem]):
 
     def _drop(self, counter: str, why: str) -> None:
         setattr(self, counter, getattr(self, counter) + 1)
-        self._set(error=f"dropped {why}")
+        self.problem = f"dropped {why}"
+        self._set(error=self.problem)
         self._warn(counter, why)
 
     def _warn(self, kind: str, why: str) -> None:
@@ -216,6 +227,13 @@ class LogStream(Follower[LogItem]):
         if kind not in self._warned:
             self._warned.add(kind)
             log.warning("log stream %s: %s", self.run_id, why)
+
+
+def _seq_of(id_: str | None) -> int | None:
+    # ASCII digits only: "²".isdigit() is True, and int("²") raises.
+    if id_ and id_.isascii() and id_.isdigit() and len(id_) <= 18:
+        return int(id_)
+    return None
 
 
 def _first_line(exc: BaseException) -> str:

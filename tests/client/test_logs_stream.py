@@ -1,0 +1,174 @@
+"""`ItoClient.logs`: the job log, every line once and in order, against a scripted server.
+
+The server (`logsrv.ScriptedLog`) is a real HTTP peer on 127.0.0.1 that drops, repeats,
+goes backwards, lies about filters and ends the stream the ways API.md allows.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ito_tui.client import CapabilityMissing, ItoClient, ValidationFailed
+from ito_tui.client.logstream import LogStream
+from ito_tui.contract import LogLine, LogTruncated
+
+from . import logsrv
+from .fakeserver import Conn, FakeServer, Received, capabilities_body
+from .logsrv import ScriptedLog, drop_mid, message, raw, status
+
+
+async def collect(stream: LogStream) -> list[LogLine | LogTruncated]:
+    return [item async for item in stream]
+
+
+def seqs(items: list[LogLine | LogTruncated]) -> list[int]:
+    return [item.seq for item in items if isinstance(item, LogLine)]
+
+
+async def test_a_drop_mid_line_resumes_once_after_the_last_whole_line(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=10, script=[drop_mid(4)])
+    stream = client.logs("run_1", tail=None, since_seq=0)
+    items = await collect(stream)
+    assert seqs(items) == list(range(1, 11))
+    # One resume after the drop (at the last whole line), one after the clean close: 204.
+    assert [a.last_event_id for a in log.asks] == ["0", "4", "10"]
+    assert stream.state.status == "closed"
+    assert stream.last_seq == 10
+
+
+async def test_filters_go_on_every_connection_and_tail_only_on_the_first(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=8, script=[drop_mid(2)])
+    stream = client.logs(
+        "run_1", tail=6, ranks=[1, 2, 3, 0], level="info", sources=["trainer"], q="loss"
+    )
+    await collect(stream)
+    first, *rest = [a.query for a in log.asks]
+    filters = {"rank": ["1", "2", "3", "0"], "level": ["info"], "source": ["trainer"]}
+    assert first == {**filters, "q": ["loss"], "tail": ["6"]}
+    assert rest and all(q == {**filters, "q": ["loss"]} for q in rest)
+    assert [a.last_event_id for a in log.asks][1:] == ["4", "8"]
+
+
+async def test_before_any_line_a_reconnect_asks_for_live_lines_only(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=3, ended=False, script=[raw(), raw(message(1), close=False)])
+    async with client.logs("run_1", tail=50) as stream:
+        first = await stream.__anext__()
+    assert isinstance(first, LogLine) and first.seq == 1
+    assert log.asks[0].query == {"tail": ["50"]}
+    assert log.asks[1].query == {"tail": ["0"]}
+    assert log.asks[1].last_event_id is None
+
+
+async def test_duplicate_and_backwards_seqs_are_dropped_and_counted(
+    server: FakeServer, client: ItoClient
+) -> None:
+    burst = b"".join(message(s) for s in (1, 2, 2, 3, 1, 4, 3, 5))
+    ScriptedLog(server, n=5, script=[raw(burst)])
+    stream = client.logs("run_1")
+    items = await collect(stream)
+    assert seqs(items) == [1, 2, 3, 4, 5]
+    assert stream.stale == 3
+    assert "not after" in (stream.problem or "")
+
+
+async def test_a_line_that_does_not_match_the_filters_is_never_yielded(
+    server: FakeServer, client: ItoClient
+) -> None:
+    # Asked for rank 1 at warning and above: the server sends every line (rank seq % 4, info).
+    wrong_level = json.dumps(logsrv.line_body(5, level="info"))
+    right = json.dumps(logsrv.line_body(9, level="error"))
+    other_rank = json.dumps(logsrv.line_body(10, level="error"))
+    burst = message(5, wrong_level) + message(9, right) + message(10, other_rank)
+    ScriptedLog(server, n=9, script=[raw(burst)])
+    stream = client.logs("run_1", ranks=[1], level="warning")
+    items = await collect(stream)
+    assert seqs(items) == [9]
+    assert stream.skipped == 2
+    assert "does not match the filter" in (stream.problem or "")
+
+
+async def test_an_id_that_differs_from_the_lines_seq_is_refused(
+    server: FakeServer, client: ItoClient
+) -> None:
+    forged = b"id: 7\nevent: log\ndata: " + json.dumps(logsrv.line_body(3)).encode() + b"\n\n"
+    ScriptedLog(server, n=8, script=[raw(forged + message(8))])
+    stream = client.logs("run_1")
+    assert seqs(await collect(stream)) == [8]
+    assert stream.skipped == 1
+
+
+async def test_log_truncated_is_yielded_and_the_resume_starts_after_it(
+    server: FakeServer, client: ItoClient
+) -> None:
+    gap = b'id: 6\nevent: log.truncated\ndata: {"dropped": 6}\n\n'
+    log = ScriptedLog(server, n=9, script=[raw(gap + message(7))])
+    items = await collect(client.logs("run_1", since_seq=0))
+    assert items[0] == LogTruncated(dropped=6)
+    assert seqs(items) == [7, 8, 9]
+    assert [a.last_event_id for a in log.asks] == ["0", "7", "9"]
+
+
+async def test_a_resume_past_the_end_answered_204_ends_at_once(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=5)
+    items = await collect(client.logs("run_1", since_seq=5))
+    assert items == []
+    assert len(log.asks) == 1
+
+
+async def test_an_ended_run_whose_tail_matched_nothing_ends_after_one_close(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=5, script=[raw()])
+    assert await collect(client.logs("run_1")) == []
+    assert len(log.asks) == 1
+
+
+async def test_a_server_that_never_says_204_ends_after_one_empty_resume(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=3, script=[raw(message(1), message(2)), raw(), raw(), raw()])
+    assert seqs(await collect(client.logs("run_1"))) == [1, 2]
+    assert len(log.asks) == 2
+
+
+async def test_501_on_the_stream_is_a_capability_missing_naming_runs_logs(
+    server: FakeServer, client: ItoClient
+) -> None:
+    refusal = {"code": "capability.not_implemented", "capability": "runs.logs"}
+    ScriptedLog(server, script=[status(501, refusal)])
+    with pytest.raises(CapabilityMissing) as caught:
+        await collect(client.logs("run_1"))
+    assert caught.value.capability == "runs.logs"
+
+
+async def test_a_backend_without_runs_logs_is_never_asked(
+    server: FakeServer, client: ItoClient
+) -> None:
+    @server.route("GET", "/v1/capabilities")
+    async def _(req: Received, conn: Conn) -> None:
+        await conn.json(200, capabilities_body(missing=("runs.logs",)))
+
+    log = ScriptedLog(server)
+    with pytest.raises(CapabilityMissing) as caught:
+        await client.logs("run_1")
+    assert caught.value.capability == "runs.logs"
+    assert log.asks == []
+
+
+def test_a_filter_that_is_not_valid_is_refused_before_any_request(client: ItoClient) -> None:
+    with pytest.raises(ValidationFailed, match="level must be one of"):
+        client.logs("run_1", level="verbose")
+    with pytest.raises(ValidationFailed, match="rank"):
+        client.logs("run_1", ranks=[-1])
+    with pytest.raises(ValidationFailed, match="tail"):
+        client.logs("run_1", tail=-5)
