@@ -8,6 +8,8 @@ from .bank import TelemetryBank
 from .changes import EVERYTHING, NOTHING, Changes
 from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
 from .fleet_events import NodeIncident
+from .logbuffer import LogBuffer, ShownLine
+from .logfilter import LogFilter
 from .metrics import BY_KEY, METRICS, Metric, Unit
 from .records import MAX_CHECKPOINTS, MAX_HISTORY, CheckpointFailure, LossSpike, Rewind
 from .run import Outcome, RunState
@@ -42,7 +44,9 @@ __all__ = [
     "CheckpointFailure",
     "Column",
     "EventLog",
+    "LogBuffer",
     "LogEntry",
+    "LogFilter",
     "LossSpike",
     "Marker",
     "MarkerKind",
@@ -54,6 +58,7 @@ __all__ = [
     "RunState",
     "RunTracker",
     "SeriesView",
+    "ShownLine",
     "StageView",
     "TelemetryBank",
     "TelemetrySeries",
