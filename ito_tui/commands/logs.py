@@ -226,8 +226,15 @@ async def follow_logs(ctx: Context, client: ItoClient, printer: LogPrinter) -> i
 
 
 class _ConnectionNotes:
-    """Connection changes on stderr: the first reconnect of an episode, then summaries
-    (`Flaps`), never a line per reconnect; stdout stays the log."""
+    """Connection changes on stderr (stdout stays the log): the first reconnect of an
+    episode, then summaries (`Flaps`), never a line per reconnect.
+
+    A reconnect is told only when it has not worked `GRACE_S` after its planned retry: the
+    stream closes at the run's end and the client reconnects once more for any last lines
+    (answered 204), and a blip it recovers from loses nothing (it resumes by seq); neither
+    is worth a line that says the connection was lost."""
+
+    GRACE_S = 2.0
 
     def __init__(self, ctx: Context) -> None:
         from ito_tui.client.connection import Flaps
@@ -235,15 +242,30 @@ class _ConnectionNotes:
         self._out = ctx.out
         self._flaps = Flaps()
         self._told = 0
+        self._pending: asyncio.TimerHandle | None = None
 
     def __call__(self, state: ConnectionState) -> None:
         if state.status == "reconnecting" and state.reconnects > self._told:
             self._told = state.reconnects
-            for line in self._flaps.reconnect(
-                safe(state.error or "no reason given"), state.retry_in_s
-            ):
-                self._out.info(line)
+            lines = self._flaps.reconnect(safe(state.error or "no reason given"), state.retry_in_s)
+            if lines:
+                self._cancel()
+                wait = (state.retry_in_s or 0.0) + self.GRACE_S
+                self._pending = asyncio.get_running_loop().call_later(wait, self._say, lines)
+        elif state.status == "live":
+            self._cancel()
+
+    def _say(self, lines: list[str]) -> None:
+        self._pending = None
+        for line in lines:
+            self._out.info(line)
+
+    def _cancel(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
 
     def close(self) -> None:
+        self._cancel()
         for line in self._flaps.close():
             self._out.info(line)
