@@ -35,7 +35,13 @@ router = APIRouter()
 CAPABILITY_NAMES = (
     "bookings.read", "estimates.create", "runs.create", "runs.read", "runs.events",
     "runs.telemetry", "runs.cancel", "proposals.read", "proposals.decide", "sim.inject",
+    "runs.logs",
 )  # fmt: skip
+SCAFFOLD_MISSING = {
+    "runs.create": "the desk training-run backend is a scaffold",
+    "runs.logs": "job logs are not wired on this backend yet",
+}
+"""What a scaffold backend (the real one today) answers 501 for, and why."""
 
 
 def ok(
@@ -81,13 +87,9 @@ async def capabilities(desk: DeskDep) -> JSONResponse:
     scaffold = desk.config.mode == "scaffold"
     caps: list[dict[str, Any]] = []
     for name in CAPABILITY_NAMES:
-        if name == "runs.create" and scaffold:
+        if name in SCAFFOLD_MISSING and scaffold:
             caps.append(
-                {
-                    "name": name,
-                    "status": "not_implemented",
-                    "detail": "the desk training-run backend is a scaffold",
-                }
+                {"name": name, "status": "not_implemented", "detail": SCAFFOLD_MISSING[name]}
             )
         elif name == "sim.inject" and scaffold:
             continue
@@ -110,6 +112,8 @@ async def capabilities(desk: DeskDep) -> JSONResponse:
                 "max_budget_usd": MAX_BUDGET_USD,
                 "event_retention": desk.config.event_retention,
                 "heartbeat_s": desk.config.heartbeat_s,
+                "log_line_bytes": desk.config.log_line_bytes,
+                "log_retention": desk.config.log_retention,
             },
         }
     )

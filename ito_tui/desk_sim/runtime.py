@@ -21,6 +21,7 @@ from ito_tui.contract import Booking, event_to_json, now_utc
 from .catalog import seed_bookings
 from .config import SimConfig
 from .engine import Engine
+from .joblog_store import JobLog
 from .store import RunRow, Store
 
 log = logging.getLogger("ito_tui.desk_sim")
@@ -35,6 +36,9 @@ class Desk:
     def __init__(self, config: SimConfig) -> None:
         self.config = config
         self.store = Store(config.db_path)
+        self.joblog = JobLog(
+            self.store.conn, line_bytes=config.log_line_bytes, retention=config.log_retention
+        )
         seeded = self.store.meta("seeded_at")
         if seeded is None:
             seeded = now_utc().isoformat()
@@ -167,6 +171,7 @@ class Desk:
                 self.config.event_retention,
             )
             self.store.add_telemetry(run_id, telemetry)
+            logged = self.joblog.record(engine.to_state(), events)
             for checkpoint_id, body in checkpoints:
                 self.store.add_checkpoint(run_id, checkpoint_id, body)
             for p in proposals:
@@ -186,7 +191,7 @@ class Desk:
             self.engines.pop(run_id, None)
             self._last_wall.pop(run_id, None)
             self._last_commit.pop(run_id, None)
-        if events or engine.done:
+        if events or logged or engine.done:
             self._wake(run_id)
 
     # ------------------------------------------------------------ watchers

@@ -38,6 +38,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--heartbeat", type=float, default=15.0, help="SSE keepalive seconds")
     parser.add_argument("--retention", type=int, default=100_000, help="events kept per run")
     parser.add_argument(
+        "--log-retention", type=int, default=100_000, help="job log lines kept per run"
+    )
+    parser.add_argument(
+        "--log-line-bytes", type=int, default=4096, help="job log lines are cut at this size"
+    )
+    parser.add_argument(
         "--approval-speed",
         type=float,
         default=240.0,
@@ -68,6 +74,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.speed <= 0 or args.heartbeat <= 0 or args.retention < 1:
         parser.error("--speed and --heartbeat must be > 0, --retention >= 1")
+    if args.log_retention < 1 or args.log_line_bytes < 64:
+        parser.error("--log-retention must be >= 1, --log-line-bytes >= 64")
     if args.parent_pipe is not None and not is_open(args.parent_pipe):
         parser.error(f"--parent-pipe {args.parent_pipe} is not an open file descriptor")
     if args.remove_dir is not None and (
@@ -88,6 +96,8 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         tokens=SimConfig.tokens_from_env(),
         heartbeat_s=args.heartbeat,
         event_retention=args.retention,
+        log_retention=args.log_retention,
+        log_line_bytes=args.log_line_bytes,
         approval_speed=args.approval_speed or None,
         proposal_ttl_s=args.proposal_ttl,
     )

@@ -1,0 +1,395 @@
+"""The simulated job log: lines DERIVED from what the engine drains (API.md v1.1 "Logs").
+
+`lines_for(event_type, data, ctx, ts=, sim_ts=)` maps one drained event (its type and
+its `data` as JSON) to the log lines the real processes would have written at that
+moment, as LogLine dicts without `seq` (the writer, `joblog_store.JobLog`, numbers and
+stores them). It is pure: the same run (seed, spec, booking) gives the same lines
+whatever the wall-clock ticks, so the log is as deterministic as the event stream.
+
+What goes where (ranks as torchrun numbers them: node i holds ranks i*g .. i*g+g-1):
+- `telemetry` -> rank 0's torchtitan metrics line (one per sample: the simulator samples
+  every `log_freq` steps' worth), now and then a dataloader warning on some rank;
+- `stage.started` / `stage.completed` of a training stage -> rank 0's start/finish lines;
+- `checkpoint.saved|failed` -> rank 0's checkpoint lines;
+- the node-failure chain, in this order: the kernel's Xid line (system, that node), the
+  NCCL watchdog timeouts (the failed node's ranks and a peer), the failing rank's
+  traceback (error, then critical), torchft losing the replica; later the spare node
+  joining, the replica recovering (healing from a peer) and the trainer resuming.
+  With the fleet's own events on the stream (`node.failed`, `node.replaced`, see
+  `LogContext.fleet_events`) the chain hangs on them; without, on `fault.detected` /
+  `fault.recovered` alone; either way in the order above;
+- `quorum.changed` -> the lighthouse's `Quorum!` line; `straggler.*`, `node.degraded|
+  recovered` -> system warnings/infos on that node; the run's end -> torchrun's line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from . import joblog_text as t
+from .core import JsonDict, parse_iso
+from .joblog_text import Line
+from .physics import uniform
+
+DATALOADER_WARN_P = 0.06
+"""Chance that a telemetry sample comes with a dataloader warning on some rank."""
+TRAINING = ("pretrain", "mid_train", "long_context", "sft", "dpo", "rlvr")
+
+
+@dataclass(frozen=True)
+class LogContext:
+    """What a run's lines depend on besides the event: the run's shape and its fleet.
+
+    Names and ranks follow the fleet (`fleet.py`): a node is its short hostname, node
+    slot i holds ranks i*g .. i*g+g-1, a spare takes its predecessor's slot (and ranks),
+    replica groups are fixed per slot. Only that structure is read (it never changes for
+    a hostname once it exists), so lines stay the same however commits batch events.
+    """
+
+    seed: int
+    slots: tuple[str, ...]
+    """The hostname holding each slot now (a spare replaces the failed node)."""
+    slot_of: Mapping[str, int]
+    """Every hostname the run has had -> its slot."""
+    replica_of_slot: tuple[str, ...]
+    gpus_per_node: int
+    params: float
+    hbm_gib: float
+    fp8: bool
+    fleet_events: bool = False
+    """The engine emits `node.failed`/`node.replaced`: the failure chain hangs on them."""
+
+    @property
+    def world_size(self) -> int:
+        return max(1, len(self.slots) * self.gpus_per_node)
+
+    @property
+    def rank0_node(self) -> str:
+        return self.slots[0]
+
+    def slot(self, hostname: str | None) -> int:
+        found = self.slot_of.get(t.short(hostname or ""))
+        if found is not None:
+            return found
+        # A name the fleet does not know: a stable slot from the name.
+        return int(uniform(self.seed, "node-slot", hostname) * len(self.slots))
+
+    def ranks_of(self, hostname: str | None) -> range:
+        base = self.slot(hostname) * self.gpus_per_node
+        return range(base, base + self.gpus_per_node)
+
+    def node_of(self, rank: int) -> str:
+        return self.slots[min(len(self.slots) - 1, rank // self.gpus_per_node)]
+
+    def replica_of(self, hostname: str | None) -> str:
+        return self.replica_of_slot[self.slot(hostname)]
+
+    def peer_of(self, hostname: str | None) -> str:
+        """The node whose watchdog times out waiting on `hostname`: the next slot of its
+        replica group, else the first slot of the next group (as `fleet.peer_of`)."""
+        me = self.slot(hostname)
+        n = len(self.slots)
+        same = [
+            i for i in range(n) if i != me and self.replica_of_slot[i] == self.replica_of_slot[me]
+        ]
+        other = [i for i in range(me + 1, n)] + list(range(me))
+        pick = (same or other or [me])[0]
+        return self.slots[pick]
+
+
+def context_of(state: JsonDict) -> LogContext:
+    """The LogContext of an engine's JSON state (its `fleet` if it has one, else its nodes)."""
+    plan: JsonDict = state["run"].get("plan") or {}
+    names = [t.short(str(n)) for n in state.get("nodes") or ()] or ["node-01"]
+    gpus = int(state.get("gpus") or 8)
+    fleet: JsonDict | None = state.get("fleet")
+    slots = list(names)
+    slot_of = {name: i for i, name in enumerate(names)}
+    per = max(1, -(-len(names) // max(1, int(plan.get("dp_replicate") or 1))))
+    replicas = [f"replica_{i // per}" for i in range(len(names))]
+    if fleet is not None:
+        for node in fleet.get("nodes") or ():
+            slot = int(node["slot"])
+            if slot >= len(slots):
+                continue
+            slot_of[str(node["hostname"])] = slot
+            replicas[slot] = str(node.get("replica_id") or replicas[slot])
+            if node.get("state") not in ("failed", "replaced"):
+                slots[slot] = str(node["hostname"])
+    return LogContext(
+        seed=int(state["seed"]),
+        slots=tuple(slots),
+        slot_of=slot_of,
+        replica_of_slot=tuple(replicas),
+        gpus_per_node=max(1, gpus // len(names)),
+        params=float(state.get("params") or 8e9),
+        hbm_gib=float(plan.get("hbm_per_gpu_gib") or 80.0),
+        fp8=str(plan.get("precision") or "bf16") != "bf16",
+        fleet_events=fleet is not None,
+    )
+
+
+def lines_for(
+    event_type: str, data: JsonDict, ctx: LogContext, *, ts: str, sim_ts: str | None
+) -> list[JsonDict]:
+    """The log lines one drained event stands for (LogLine dicts without seq), in order."""
+    make = _HANDLERS.get(event_type)
+    if make is None:
+        return []
+    when = parse_iso(sim_ts or ts)
+    return [_stamp(line, ts, sim_ts) for line in make(data, ctx, when)]
+
+
+def _stamp(line: Line, ts: str, sim_ts: str | None) -> JsonDict:
+    return {
+        "ts": ts,
+        "sim_ts": sim_ts,
+        "rank": line.rank,
+        "node": line.node,
+        "replica_id": line.replica_id,
+        "level": line.level,
+        "source": line.source,
+        "text": line.text,
+    }
+
+
+def cut(text: str, max_bytes: int) -> tuple[str, bool]:
+    """`text` cut to at most `max_bytes` UTF-8 bytes, never inside a character."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) <= max_bytes:
+        return text, False
+    return raw[:max_bytes].decode("utf-8", "ignore"), True
+
+
+# ---------------------------------------------------------------- the handlers
+
+Maker = Callable[[JsonDict, LogContext, datetime], list[Line]]
+
+
+def _num(value: Any, default: float = float("nan")) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _telemetry(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    step = int(data.get("step") or 0)
+    tps = _num(data.get("tokens_per_s_per_gpu"), 0.0)
+    mem = _num(data.get("mem_max_reserved_gib"), 0.0)
+    mfu = data.get("mfu_frac")
+    text = t.trainer_metrics(
+        step,
+        _num(data.get("loss")),
+        _num(data.get("grad_norm")),
+        mem,
+        100 * mem / max(ctx.hbm_gib, 1e-9),
+        tps,
+        6 * ctx.params * tps / 1e12,
+        None if mfu is None or ctx.fp8 else 100 * _num(mfu),
+    )
+    lines = [Line(text, rank=0, node=ctx.rank0_node)]
+    key = (data.get("stage"), step)
+    if uniform(ctx.seed, "dl-warn", key) < DATALOADER_WARN_P:
+        rank = int(uniform(ctx.seed, "dl-rank", key) * ctx.world_size)
+        lines.append(t.dataloader_warning(ctx.seed, rank, ctx.node_of(rank), key))
+    return lines
+
+
+def _stage_started(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    stage = str(data.get("stage"))
+    if stage not in TRAINING:
+        return []
+    node = ctx.rank0_node
+    return [
+        Line(f"Starting job: {stage}", rank=0, node=node),
+        Line(
+            f"Building llama3 {_size(ctx.params)} with world size {ctx.world_size} "
+            f"({len(ctx.slots)} nodes x {ctx.gpus_per_node} GPUs), "
+            f"{'float8' if ctx.fp8 else 'bf16'} training",
+            rank=0,
+            node=node,
+        ),
+        Line(
+            f"Training starts at step 1, total steps {int(data.get('total_steps') or 0):,}",
+            rank=0,
+            node=node,
+        ),
+    ]
+
+
+def _stage_completed(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    if str(data.get("stage")) not in TRAINING:
+        return []
+    return [Line("Training completed", rank=0, node=ctx.rank0_node)]
+
+
+def _checkpoint_saved(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    ckpt: JsonDict = data.get("checkpoint") or {}
+    node = ctx.rank0_node
+    return [
+        Line(
+            f"Saving a checkpoint at step {ckpt.get('step')}.",
+            rank=0,
+            node=node,
+            source="checkpoint",
+        ),
+        Line(
+            f"Finished saving the checkpoint in {_num(ckpt.get('blocking_s'), 0.0):.2f} seconds.",
+            rank=0,
+            node=node,
+            source="checkpoint",
+        ),
+    ]
+
+
+def _checkpoint_failed(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    reason = data.get("reason") or data.get("detail") or "write failed"
+    return [
+        Line(f"Failed to save the checkpoint: {reason}", "error", "checkpoint", 0, ctx.rank0_node)
+    ]
+
+
+def _failure_chain(
+    node: str, step: int | None, fault_id: object, ctx: LogContext, when: datetime
+) -> list[Line]:
+    """Xid, NCCL watchdog timeouts, the traceback, torchft losing the replica."""
+    key = (node, fault_id)
+    ranks = ctx.ranks_of(node)
+    # The same GPU the fleet counts the Xid on (fleet_flow.fleet_node_failed).
+    gpu = int(uniform(ctx.seed, "xid-gpu", fault_id) * ctx.gpus_per_node)
+    failing = ranks[gpu]
+    coll = 40_000 + int(uniform(ctx.seed, "coll-seq", key) * 20_000)
+    lines = [t.xid_line(ctx.seed, node, gpu, key)]
+    peer = ctx.peer_of(node)
+    timed_out = [*ranks, ctx.ranks_of(peer)[0]] if peer != node else list(ranks)
+    for i, rank in enumerate(timed_out):
+        lines.append(t.nccl_timeout(rank, ctx.node_of(rank), when, coll, 600_012 + 37 * i))
+    lines += t.traceback(failing, node, when)
+    lines += t.replica_lost(ctx.replica_of(node), node, step)
+    return lines
+
+
+def _node_failed(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    return _failure_chain(str(data["hostname"]), None, data.get("fault_id"), ctx, when)
+
+
+def _fault_detected(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    node = data.get("node")
+    if data.get("kind") != "node_failure" or not node:
+        return [
+            Line(
+                f"controller: fault {data.get('fault_id')} detected ({data.get('kind')})",
+                "error",
+                "system",
+            )
+        ]
+    step = data.get("step")
+    fault_id = data.get("fault_id")
+    lines = [] if ctx.fleet_events else _failure_chain(str(node), step, fault_id, ctx, when)
+    lines.append(
+        Line(
+            f"controller: fault {data.get('fault_id')} on {t.short(str(node))} detected after "
+            f"{_num(data.get('detected_after_s'), 0.0):.0f}s; replacing the node",
+            "error",
+            "system",
+            node=str(node),
+        )
+    )
+    return lines
+
+
+def _node_replaced(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    failed = str(data["hostname"])
+    spare = str(data.get("replaced_by") or failed)
+    return t.spare_joins(spare, failed, str(data.get("replica_id") or ctx.replica_of(failed)))
+
+
+def _fault_recovered(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    failed = t.short(str(data.get("node") or ctx.rank0_node))
+    replica = ctx.replica_of(failed)
+    step = int(data.get("resumed_from_step") or 0)
+    lines: list[Line] = []
+    if data.get("kind") == "node_failure":
+        healer = ctx.slots[ctx.slot(failed)]
+        if not ctx.fleet_events or healer == failed:
+            healer = f"{failed}-spare"
+            lines += t.spare_joins(healer, failed, replica)
+        lines += t.recovering(replica, healer, ctx.peer_of(failed), step)
+    lines.append(Line(f"Loading the checkpoint at step {step}.", rank=0, node=ctx.rank0_node,
+                      source="checkpoint"))  # fmt: skip
+    lines.append(Line(f"Training resumes at step {step + 1}", rank=0, node=ctx.rank0_node))
+    return lines
+
+
+def _quorum(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    return [t.quorum(int(data["quorum_id"]), int(data["participants"]), data.get("min_replicas"))]
+
+
+def _straggler(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    host = str(data["hostname"])
+    rank = data.get("rank")
+    return [
+        Line(
+            f"{t.short(host)} nvidia-smi: clocks_event_reasons.hw_thermal_slowdown: Active",
+            "warning",
+            "system",
+            node=host,
+        ),
+        Line(
+            f"straggler: {t.short(host)}"
+            + (f" rank {rank}" if rank is not None else "")
+            + f" step time {_num(data.get('step_time_s'), 0.0):.2f}s vs fleet p50 "
+            f"{_num(data.get('fleet_p50_s'), 0.0):.2f}s",
+            "warning",
+            "system",
+            rank=rank,
+            node=host,
+        ),
+    ]
+
+
+def _node_note(level: str, word: str) -> Maker:
+    def make(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+        host = str(data["hostname"])
+        reason = f": {data['reason']}" if data.get("reason") else ""
+        return [Line(f"{t.short(host)} node health: {word}{reason}", level, "system", node=host)]
+
+    return make
+
+
+def _run_ended(word: str, level: str) -> Maker:
+    def make(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+        return [Line(f"torchrun: job {word}", level, "system", node=ctx.rank0_node)]
+
+    return make
+
+
+def _size(params: float) -> str:
+    return f"{params / 1e9:g}B" if params >= 1e9 else f"{params / 1e6:g}M"
+
+
+_HANDLERS: dict[str, Maker] = {
+    "telemetry": _telemetry,
+    "stage.started": _stage_started,
+    "stage.completed": _stage_completed,
+    "checkpoint.saved": _checkpoint_saved,
+    "checkpoint.failed": _checkpoint_failed,
+    "node.failed": _node_failed,
+    "fault.detected": _fault_detected,
+    "node.replaced": _node_replaced,
+    "fault.recovered": _fault_recovered,
+    "quorum.changed": _quorum,
+    "straggler.detected": _straggler,
+    "straggler.cleared": _node_note(
+        "info", "no longer a straggler (step time back near the fleet median)"
+    ),
+    "node.degraded": _node_note("warning", "degraded"),
+    "node.recovered": _node_note("info", "recovered"),
+    "run.completed": _run_ended("completed: all workers exited 0", "info"),
+    "run.failed": _run_ended("failed", "error"),
+    "run.cancelled": _run_ended("cancelled: received SIGTERM, shutting down workers", "warning"),
+}
