@@ -21,6 +21,7 @@ from .config import SERVER_VERSION, SimConfig
 from .openapi import install_openapi
 from .problems import ApiError, problem_response, render
 from .routes_desk import router as desk_router
+from .routes_fleet import router as fleet_router
 from .routes_logs import router as logs_router
 from .routes_runs import router as runs_router
 from .routes_trail import router as trail_router
@@ -147,5 +148,6 @@ def create_app(config: SimConfig) -> FastAPI:
     app.include_router(trail_router)
     app.include_router(sse_router)
     app.include_router(logs_router)
+    app.include_router(fleet_router)
     install_openapi(app)
     return app

@@ -211,7 +211,11 @@ def _gpu(
         # Unreachable (failed) or gone (replaced): no counters, the error counts remain.
         return {
             "index": g,
+            "util_frac": None,
+            "mem_used_gib": None,
             "mem_total_gib": mem_total,
+            "temp_c": None,
+            "power_w": None,
             "xid_errors": xid,
             "ecc_errors_uncorrected": ecc,
         }

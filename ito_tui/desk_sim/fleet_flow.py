@@ -52,7 +52,7 @@ class FleetFlow(OutcomeFlow):
             throttled = [n["hostname"] for n in self.fleet()["nodes"] if n.get("throttle")]
             active_throttled = [h for h in throttled if h in active]
             if active_throttled:
-                return active_throttled[0]
+                return str(active_throttled[0])
         elif isinstance(wanted, str) and wanted.split(".", 1)[0] in active:
             return wanted.split(".", 1)[0]
         return str(active[int(uniform(self.seed, label, self.s["fault_n"]) * len(active))])

@@ -35,11 +35,12 @@ router = APIRouter()
 CAPABILITY_NAMES = (
     "bookings.read", "estimates.create", "runs.create", "runs.read", "runs.events",
     "runs.telemetry", "runs.cancel", "proposals.read", "proposals.decide", "sim.inject",
-    "runs.logs",
+    "runs.logs", "runs.fleet",
 )  # fmt: skip
 SCAFFOLD_MISSING = {
     "runs.create": "the desk training-run backend is a scaffold",
     "runs.logs": "job logs are not wired on this backend yet",
+    "runs.fleet": "the fleet view is not wired on this backend yet",
 }
 """What a scaffold backend (the real one today) answers 501 for, and why."""
 
