@@ -5,8 +5,9 @@ data: the `state.RunTracker` does, and the screen hands each widget an immutable
 of it (`StageView`s, `Progress`, `ChartView`s) when the one repaint scheduler
 (`tui/repaint.py`) says so. Its jobs are split: following the stream
 (`tui/run_follow.py`), the proposals and their modal (`tui/run_proposals.py`), the
-scheduler (`tui/repaint.py`), the keys (`tui/run_actions.py`, this screen's base); here
-the layout and the panels' paints.
+scheduler (`tui/repaint.py`), the keys (`tui/run_actions.py`, this screen's base),
+lending the run to the app's watcher (`tui/run_lending.py`, its other base); here the
+layout and the panels' paints.
 
 One telemetry event, socket to screen (each layer once, in DESIGN.md's order):
 
@@ -42,17 +43,15 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState
 
 from ito_tui.alerting.model import alert_for
 from ito_tui.state import RunState, RunTracker
-from ito_tui.textsafe import safe
 from ito_tui.tui.alerts import terminal_title
-from ito_tui.tui.errors import forward_failure
-from ito_tui.tui.messages import NeedsYouChanged, Reconnected, WorkerFailed
+from ito_tui.tui.messages import Reconnected, WorkerFailed
 from ito_tui.tui.repaint import CHART_INTERVAL_S, TABLE_INTERVAL_S, Repaints
 from ito_tui.tui.run_actions import RunActions
 from ito_tui.tui.run_follow import RunFollower
+from ito_tui.tui.run_lending import RunLending
 from ito_tui.tui.run_proposals import RunProposals
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.session import shell
@@ -72,15 +71,13 @@ if TYPE_CHECKING:
     from ito_tui.contract import EventBase, Proposal, Run
     from ito_tui.state.changes import Changes
     from ito_tui.state.views import StageView
-    from ito_tui.tui.alerts import Alerter
-    from ito_tui.tui.needs_you import AppAlerts
 
 RUN_PANELS = ("strip", "stages", "detail")
 """The panels that show the run's step, ETA and spend: painted together, in one wake-up,
 from one state, so they never disagree."""
 
 
-class PipelineScreen(RunActions):
+class PipelineScreen(RunActions, RunLending):
     """One run, live: the screen operators keep open for days."""
 
     CSS_PATH = "pipeline.tcss"
@@ -190,20 +187,6 @@ class PipelineScreen(RunActions):
             self._lent = True
         self._follow()  # exclusive: a stream still open is closed first
 
-    def _give_back(self) -> None:
-        alerting = self._alerting()
-        if self._lent and alerting is not None:
-            alerting.give_back(self.run_id)
-        self._lent = False
-
-    def _alerting(self) -> AppAlerts | None:
-        return getattr(self.app, "alerting", None)
-
-    @property
-    def alerter(self) -> Alerter | None:
-        """The app's alert router (every run's alerts go through it, once each)."""
-        return getattr(self.app, "alerter", None)
-
     @property
     def run_state(self) -> RunState:
         return self.tracker.state
@@ -293,22 +276,6 @@ class PipelineScreen(RunActions):
             self.alerter.release()
         self.repaints.mark("strip", "log")
         self.repaints.shown()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Say in the header that following stopped; the app's error sink tells why."""
-        if event.worker.group != "pipeline-stream" or event.state != WorkerState.ERROR:
-            return
-        self.connection = f"offline: {safe(str(event.worker.error))}"
-        self.repaints.mark("strip")
-        self._give_back()  # not followed here any more: the app's watcher follows it
-        forward_failure(self, event)
-
-    def on_needs_you_changed(self, event: NeedsYouChanged) -> None:
-        """The app's watcher saw a proposal of this run missed: the log says so."""
-        unseen = self.proposals.unseen()
-        if unseen != self._shown_unseen:
-            self._shown_unseen = unseen
-            self.repaints.mark("log")
 
     # ------------------------------------------------------------ paints
 
