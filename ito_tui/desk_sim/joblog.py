@@ -11,125 +11,34 @@ What goes where (ranks as torchrun numbers them: node i holds ranks i*g .. i*g+g
   every `log_freq` steps' worth), now and then a dataloader warning on some rank;
 - `stage.started` / `stage.completed` of a training stage -> rank 0's start/finish lines;
 - `checkpoint.saved|failed` -> rank 0's checkpoint lines;
-- the node-failure chain, in this order: the kernel's Xid line (system, that node), the
-  NCCL watchdog timeouts (the failed node's ranks and a peer), the failing rank's
-  traceback (error, then critical), torchft losing the replica; later the spare node
-  joining, the replica recovering (healing from a peer) and the trainer resuming.
-  With the fleet's own events on the stream (`node.failed`, `node.replaced`, see
-  `LogContext.fleet_events`) the chain hangs on them; without, on `fault.detected` /
-  `fault.recovered` alone; either way in the order above;
+- the node-failure chain, in this order: when the node fails (`node.failed`) the kernel's
+  Xid line (system, that node) and torchft losing its replica; when the collective times
+  out (`fault.detected`, the time the fault is shown at) the NCCL watchdog timeouts (the
+  failed node's ranks and a peer's), the failing rank's traceback (error, its last two
+  lines critical) and the controller's line; then the spare node joining
+  (`node.replaced`), the replica healing from a peer and the trainer resuming
+  (`fault.recovered`). Without the fleet's events on the stream (an engine state
+  without a fleet, `LogContext.fleet_events`) the same lines hang on `fault.detected`
+  / `fault.recovered` alone, in the same order; a `hang` fault times out every rank;
 - `quorum.changed` -> the lighthouse's `Quorum!` line; `straggler.*`, `node.degraded|
   recovered` -> system warnings/infos on that node; the run's end -> torchrun's line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from . import joblog_text as t
 from .core import JsonDict, parse_iso
+from .joblog_context import LogContext
 from .joblog_text import Line
 from .physics import uniform
 
 DATALOADER_WARN_P = 0.06
 """Chance that a telemetry sample comes with a dataloader warning on some rank."""
 TRAINING = ("pretrain", "mid_train", "long_context", "sft", "dpo", "rlvr")
-
-
-@dataclass(frozen=True)
-class LogContext:
-    """What a run's lines depend on besides the event: the run's shape and its fleet.
-
-    Names and ranks follow the fleet (`fleet.py`): a node is its short hostname, node
-    slot i holds ranks i*g .. i*g+g-1, a spare takes its predecessor's slot (and ranks),
-    replica groups are fixed per slot. Only that structure is read (it never changes for
-    a hostname once it exists), so lines stay the same however commits batch events.
-    """
-
-    seed: int
-    slots: tuple[str, ...]
-    """The hostname holding each slot now (a spare replaces the failed node)."""
-    slot_of: Mapping[str, int]
-    """Every hostname the run has had -> its slot."""
-    replica_of_slot: tuple[str, ...]
-    gpus_per_node: int
-    params: float
-    hbm_gib: float
-    fp8: bool
-    fleet_events: bool = False
-    """The engine emits `node.failed`/`node.replaced`: the failure chain hangs on them."""
-
-    @property
-    def world_size(self) -> int:
-        return max(1, len(self.slots) * self.gpus_per_node)
-
-    @property
-    def rank0_node(self) -> str:
-        return self.slots[0]
-
-    def slot(self, hostname: str | None) -> int:
-        found = self.slot_of.get(t.short(hostname or ""))
-        if found is not None:
-            return found
-        # A name the fleet does not know: a stable slot from the name.
-        return int(uniform(self.seed, "node-slot", hostname) * len(self.slots))
-
-    def ranks_of(self, hostname: str | None) -> range:
-        base = self.slot(hostname) * self.gpus_per_node
-        return range(base, base + self.gpus_per_node)
-
-    def node_of(self, rank: int) -> str:
-        return self.slots[min(len(self.slots) - 1, rank // self.gpus_per_node)]
-
-    def replica_of(self, hostname: str | None) -> str:
-        return self.replica_of_slot[self.slot(hostname)]
-
-    def peer_of(self, hostname: str | None) -> str:
-        """The node whose watchdog times out waiting on `hostname`: the next slot of its
-        replica group, else the first slot of the next group (as `fleet.peer_of`)."""
-        me = self.slot(hostname)
-        n = len(self.slots)
-        same = [
-            i for i in range(n) if i != me and self.replica_of_slot[i] == self.replica_of_slot[me]
-        ]
-        other = [i for i in range(me + 1, n)] + list(range(me))
-        pick = (same or other or [me])[0]
-        return self.slots[pick]
-
-
-def context_of(state: JsonDict) -> LogContext:
-    """The LogContext of an engine's JSON state (its `fleet` if it has one, else its nodes)."""
-    plan: JsonDict = state["run"].get("plan") or {}
-    names = [t.short(str(n)) for n in state.get("nodes") or ()] or ["node-01"]
-    gpus = int(state.get("gpus") or 8)
-    fleet: JsonDict | None = state.get("fleet")
-    slots = list(names)
-    slot_of = {name: i for i, name in enumerate(names)}
-    per = max(1, -(-len(names) // max(1, int(plan.get("dp_replicate") or 1))))
-    replicas = [f"replica_{i // per}" for i in range(len(names))]
-    if fleet is not None:
-        for node in fleet.get("nodes") or ():
-            slot = int(node["slot"])
-            if slot >= len(slots):
-                continue
-            slot_of[str(node["hostname"])] = slot
-            replicas[slot] = str(node.get("replica_id") or replicas[slot])
-            if node.get("state") not in ("failed", "replaced"):
-                slots[slot] = str(node["hostname"])
-    return LogContext(
-        seed=int(state["seed"]),
-        slots=tuple(slots),
-        slot_of=slot_of,
-        replica_of_slot=tuple(replicas),
-        gpus_per_node=max(1, gpus // len(names)),
-        params=float(state.get("params") or 8e9),
-        hbm_gib=float(plan.get("hbm_per_gpu_gib") or 80.0),
-        fp8=str(plan.get("precision") or "bf16") != "bf16",
-        fleet_events=fleet is not None,
-    )
 
 
 def lines_for(
@@ -253,50 +162,58 @@ def _checkpoint_failed(data: JsonDict, ctx: LogContext, when: datetime) -> list[
     ]
 
 
-def _failure_chain(
-    node: str, step: int | None, fault_id: object, ctx: LogContext, when: datetime
-) -> list[Line]:
-    """Xid, NCCL watchdog timeouts, the traceback, torchft losing the replica."""
-    key = (node, fault_id)
-    ranks = ctx.ranks_of(node)
+def _node_lost(node: str, step: int | None, fault_id: object, ctx: LogContext) -> list[Line]:
+    """The moment a node fails: the kernel's Xid line, torchft losing the replica."""
     # The same GPU the fleet counts the Xid on (fleet_flow.fleet_node_failed).
     gpu = int(uniform(ctx.seed, "xid-gpu", fault_id) * ctx.gpus_per_node)
-    failing = ranks[gpu]
-    coll = 40_000 + int(uniform(ctx.seed, "coll-seq", key) * 20_000)
-    lines = [t.xid_line(ctx.seed, node, gpu, key)]
+    lines = [t.xid_line(ctx.seed, node, gpu, (node, fault_id))]
+    return lines + t.replica_lost(ctx.replica_of(node), node, step)
+
+
+def _watchdog(node: str, fault_id: object, ctx: LogContext, when: datetime) -> list[Line]:
+    """When the collective times out (the fault's detection): the NCCL watchdog on the failed
+    node's ranks and a peer's, then the traceback of the rank whose GPU fell off the bus."""
+    ranks = ctx.ranks_of(node)
+    gpu = int(uniform(ctx.seed, "xid-gpu", fault_id) * ctx.gpus_per_node)
+    coll = 40_000 + int(uniform(ctx.seed, "coll-seq", node, fault_id) * 20_000)
     peer = ctx.peer_of(node)
     timed_out = [*ranks, ctx.ranks_of(peer)[0]] if peer != node else list(ranks)
-    for i, rank in enumerate(timed_out):
-        lines.append(t.nccl_timeout(rank, ctx.node_of(rank), when, coll, 600_012 + 37 * i))
-    lines += t.traceback(failing, node, when)
-    lines += t.replica_lost(ctx.replica_of(node), node, step)
-    return lines
+    lines = [
+        t.nccl_timeout(rank, ctx.node_of(rank) if rank not in ranks else node, when, coll,
+                       600_012 + 37 * i)
+        for i, rank in enumerate(timed_out)
+    ]  # fmt: skip
+    return lines + t.traceback(ranks[gpu], node, when)
 
 
 def _node_failed(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
-    return _failure_chain(str(data["hostname"]), None, data.get("fault_id"), ctx, when)
+    return _node_lost(str(data["hostname"]), None, data.get("fault_id"), ctx)
 
 
 def _fault_detected(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
-    node = data.get("node")
-    if data.get("kind") != "node_failure" or not node:
-        return [
-            Line(
-                f"controller: fault {data.get('fault_id')} detected ({data.get('kind')})",
-                "error",
-                "system",
-            )
+    node, kind, fault_id = data.get("node"), data.get("kind"), data.get("fault_id")
+    lines: list[Line] = []
+    if kind == "node_failure" and node:
+        node = t.short(str(node))
+        if not ctx.fleet_events:
+            lines += _node_lost(node, data.get("step"), fault_id, ctx)
+        lines += _watchdog(node, fault_id, ctx, when)
+    elif kind == "hang":
+        # Every rank sits in the same collective: every watchdog fires.
+        coll = 40_000 + int(uniform(ctx.seed, "coll-seq", fault_id) * 20_000)
+        lines += [
+            t.nccl_timeout(rank, ctx.node_of(rank), when, coll, 600_012 + 3 * rank)
+            for rank in range(ctx.world_size)
         ]
-    step = data.get("step")
-    fault_id = data.get("fault_id")
-    lines = [] if ctx.fleet_events else _failure_chain(str(node), step, fault_id, ctx, when)
+    where = f" on {node}" if node else ""
     lines.append(
         Line(
-            f"controller: fault {data.get('fault_id')} on {t.short(str(node))} detected after "
-            f"{_num(data.get('detected_after_s'), 0.0):.0f}s; replacing the node",
+            f"controller: fault {fault_id}{where} ({kind}) detected after "
+            f"{_num(data.get('detected_after_s'), 0.0):.0f}s; "
+            + ("replacing the node" if kind == "node_failure" else "restarting the job"),
             "error",
             "system",
-            node=str(node),
+            node=str(node) if node else None,
         )
     )
     return lines
@@ -384,9 +301,7 @@ _HANDLERS: dict[str, Maker] = {
     "fault.recovered": _fault_recovered,
     "quorum.changed": _quorum,
     "straggler.detected": _straggler,
-    "straggler.cleared": _node_note(
-        "info", "no longer a straggler (step time back near the fleet median)"
-    ),
+    "straggler.cleared": _node_note("info", "no longer flagged as a straggler"),
     "node.degraded": _node_note("warning", "degraded"),
     "node.recovered": _node_note("info", "recovered"),
     "run.completed": _run_ended("completed: all workers exited 0", "info"),

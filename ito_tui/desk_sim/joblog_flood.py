@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from .core import JsonDict, iso
-from .joblog import LogContext
+from .joblog_context import LogContext
 
 FLOOD_SCENARIO = "log-flood"
 FLOOD_LINES_PER_S = 12_000

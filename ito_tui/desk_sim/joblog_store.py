@@ -26,7 +26,8 @@ from typing import Any
 from ito_tui.contract import LOG_LEVEL_ORDER
 
 from .core import JsonDict, iso
-from .joblog import LogContext, context_of, cut, lines_for
+from .joblog import cut, lines_for
+from .joblog_context import LogContext, context_of
 from .joblog_flood import FLOOD_SCENARIO, flood_lines
 
 SCHEMA = """

@@ -1,0 +1,103 @@
+"""The context a run's log lines are derived in: its shape and its fleet's names and ranks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .core import JsonDict
+from .joblog_text import short
+from .physics import uniform
+
+
+@dataclass(frozen=True)
+class LogContext:
+    """What a run's lines depend on besides the event: the run's shape and its fleet.
+
+    Names and ranks follow the fleet (`fleet.py`): a node is its short hostname, node
+    slot i holds ranks i*g .. i*g+g-1, a spare takes its predecessor's slot (and ranks),
+    replica groups are fixed per slot. Only that structure is read (it never changes for
+    a hostname once it exists), so lines stay the same however commits batch events.
+    """
+
+    seed: int
+    slots: tuple[str, ...]
+    """The hostname holding each slot now (a spare replaces the failed node)."""
+    slot_of: Mapping[str, int]
+    """Every hostname the run has had -> its slot."""
+    replica_of_slot: tuple[str, ...]
+    gpus_per_node: int
+    params: float
+    hbm_gib: float
+    fp8: bool
+    fleet_events: bool = False
+    """The engine emits `node.failed`/`node.replaced`: the failure chain hangs on them."""
+
+    @property
+    def world_size(self) -> int:
+        return max(1, len(self.slots) * self.gpus_per_node)
+
+    @property
+    def rank0_node(self) -> str:
+        return self.slots[0]
+
+    def slot(self, hostname: str | None) -> int:
+        found = self.slot_of.get(short(hostname or ""))
+        if found is not None:
+            return found
+        # A name the fleet does not know: a stable slot from the name.
+        return int(uniform(self.seed, "node-slot", hostname) * len(self.slots))
+
+    def ranks_of(self, hostname: str | None) -> range:
+        base = self.slot(hostname) * self.gpus_per_node
+        return range(base, base + self.gpus_per_node)
+
+    def node_of(self, rank: int) -> str:
+        return self.slots[min(len(self.slots) - 1, rank // self.gpus_per_node)]
+
+    def replica_of(self, hostname: str | None) -> str:
+        return self.replica_of_slot[self.slot(hostname)]
+
+    def peer_of(self, hostname: str | None) -> str:
+        """The node whose watchdog times out waiting on `hostname`: the next slot of its
+        replica group, else the first slot of the next group (as `fleet.peer_of`)."""
+        me = self.slot(hostname)
+        n = len(self.slots)
+        same = [
+            i for i in range(n) if i != me and self.replica_of_slot[i] == self.replica_of_slot[me]
+        ]
+        other = [i for i in range(me + 1, n)] + list(range(me))
+        pick = (same or other or [me])[0]
+        return self.slots[pick]
+
+
+def context_of(state: JsonDict) -> LogContext:
+    """The LogContext of an engine's JSON state (its `fleet` if it has one, else its nodes)."""
+    plan: JsonDict = state["run"].get("plan") or {}
+    names = [short(str(n)) for n in state.get("nodes") or ()] or ["node-01"]
+    gpus = int(state.get("gpus") or 8)
+    fleet: JsonDict | None = state.get("fleet")
+    slots = list(names)
+    slot_of = {name: i for i, name in enumerate(names)}
+    per = max(1, -(-len(names) // max(1, int(plan.get("dp_replicate") or 1))))
+    replicas = [f"replica_{i // per}" for i in range(len(names))]
+    if fleet is not None:
+        for node in fleet.get("nodes") or ():
+            slot = int(node["slot"])
+            if slot >= len(slots):
+                continue
+            slot_of[str(node["hostname"])] = slot
+            replicas[slot] = str(node.get("replica_id") or replicas[slot])
+            if node.get("state") not in ("failed", "replaced"):
+                slots[slot] = str(node["hostname"])
+    return LogContext(
+        seed=int(state["seed"]),
+        slots=tuple(slots),
+        slot_of=slot_of,
+        replica_of_slot=tuple(replicas),
+        gpus_per_node=max(1, gpus // len(names)),
+        params=float(state.get("params") or 8e9),
+        hbm_gib=float(plan.get("hbm_per_gpu_gib") or 80.0),
+        fp8=str(plan.get("precision") or "bf16") != "bf16",
+        fleet_events=fleet is not None,
+    )
