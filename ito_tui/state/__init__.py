@@ -7,6 +7,7 @@ No I/O, no textual, no httpx: shared by the TUI and the CLI's `watch`.
 from .bank import TelemetryBank
 from .changes import EVERYTHING, NOTHING, Changes
 from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
+from .fleet import FleetView, fleet_view
 from .fleet_events import NodeIncident
 from .logbuffer import LogBuffer, ShownLine
 from .logfilter import LogFilter
@@ -44,6 +45,7 @@ __all__ = [
     "CheckpointFailure",
     "Column",
     "EventLog",
+    "FleetView",
     "LogBuffer",
     "LogEntry",
     "LogFilter",
@@ -65,6 +67,7 @@ __all__ = [
     "Unit",
     "chart_view",
     "describe",
+    "fleet_view",
     "progress",
     "progress_of_run",
     "severity_of",
