@@ -5,7 +5,7 @@ info, source trainer), honouring `Last-Event-ID` and `tail` as API.md says (a re
 at or past the end of an ended run: 204), and misbehaving on the connections a test
 scripts: drop mid-message, send raw bytes, repeat seqs. `GET /v1/runs/{id}` answers
 the run's snapshot (`ended` says whether the run is over). Every request's query and
-`Last-Event-ID` are recorded in `asks`.
+`Last-Event-ID` are recorded in `asks`. The capabilities offer `runs.logs` (`offering`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from tests.support import caps
 
 from . import samples
 from .fakeserver import Conn, FakeServer, Received
@@ -43,6 +45,18 @@ def message(seq: int, data: str | bytes | None = None, *, event: str = "log") ->
     return f"id: {seq}\nevent: {event}\n".encode() + b"data: " + raw + b"\n\n"
 
 
+def offering(*names: str, heartbeat_s: float = 0.2) -> Callable[[Received, Conn], Awaitable[None]]:
+    """A capabilities route offering desk_sim's names and `names` (v1.1's, whoever adds them)."""
+    body = caps.capabilities_body(
+        *caps.CAPABILITY_NAMES, *names, server="fake", heartbeat_s=heartbeat_s
+    )
+
+    async def route(req: Received, conn: Conn) -> None:
+        await conn.json(200, body)
+
+    return route
+
+
 @dataclass
 class Ask:
     query: dict[str, list[str]]
@@ -60,6 +74,7 @@ class ScriptedLog:
     retry_ms: int = 10
 
     def __post_init__(self) -> None:
+        self.server.routes[("GET", "/v1/capabilities")] = offering("runs.logs")
         self.server.routes[("GET", f"/v1/runs/{self.run_id}/logs")] = self.handle
         self.server.routes[("GET", f"/v1/runs/{self.run_id}")] = self.snapshot
 

@@ -154,11 +154,12 @@ async def test_501_on_the_stream_is_a_capability_missing_naming_runs_logs(
 async def test_a_backend_without_runs_logs_is_never_asked(
     server: FakeServer, client: ItoClient
 ) -> None:
+    log = ScriptedLog(server)
+
     @server.route("GET", "/v1/capabilities")
     async def _(req: Received, conn: Conn) -> None:
         await conn.json(200, capabilities_body(missing=("runs.logs",)))
 
-    log = ScriptedLog(server)
     with pytest.raises(CapabilityMissing) as caught:
         await client.logs("run_1")
     assert caught.value.capability == "runs.logs"

@@ -1,0 +1,89 @@
+"""`ItoClient.log_page` checks its answer against the question, and `telemetry(metrics=)`
+asks for each open metric.
+
+The scripted server answers pages that are out of order, reach past `before_seq`, hold
+more than `limit` lines, lines of another rank, or a `next_before_seq` that pages
+forwards: each is a ProtocolError naming the field, never shown as scrollback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ito_tui.client import ItoClient, ProtocolError
+
+from .fakeserver import Conn, FakeServer, Received
+from .logsrv import line_body
+
+PAGE = "/v1/runs/run_1/logs/page"
+
+
+def serve_page(server: FakeServer, seqs: list[int], next_before: int | None, **fields: Any) -> None:
+    @server.route("GET", PAGE)
+    async def _(req: Received, conn: Conn) -> None:
+        items = [line_body(s, **fields) for s in seqs]
+        await conn.json(200, {"items": items, "next_before_seq": next_before})
+
+
+async def test_a_page_in_order_before_the_seq_asked_is_returned(
+    server: FakeServer, client: ItoClient
+) -> None:
+    serve_page(server, [3, 4, 7], 3, level="error")
+    page = await client.log_page("run_1", before_seq=8, limit=3, ranks=[0, 1, 3], level="error")
+    assert [line.seq for line in page.items] == [3, 4, 7]
+    assert page.next_before_seq == 3
+    (asked,) = server.requests("GET", PAGE)
+    assert asked.query == {
+        "before_seq": ["8"],
+        "limit": ["3"],
+        "rank": ["0", "1", "3"],
+        "level": ["error"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("seqs", "next_before", "field", "message"),
+    [
+        ([4, 3, 7], None, "items.1.seq", "oldest first"),
+        ([5, 5], None, "items.1.seq", "oldest first"),
+        ([6, 8], None, "items.1.seq", "before 8"),
+        ([1, 2, 3, 5, 6], None, "items", "at most 4"),
+        ([5, 6], 6, "next_before_seq", "page forwards"),
+    ],
+)
+async def test_a_page_that_is_not_the_answer_asked_for_is_a_protocol_error(
+    server: FakeServer,
+    client: ItoClient,
+    seqs: list[int],
+    next_before: int | None,
+    field: str,
+    message: str,
+) -> None:
+    serve_page(server, seqs, next_before)
+    with pytest.raises(ProtocolError, match=message) as caught:
+        await client.log_page("run_1", before_seq=8, limit=4)
+    assert caught.value.field == field
+
+
+async def test_a_line_of_another_rank_or_source_in_a_filtered_page_is_refused(
+    server: FakeServer, client: ItoClient
+) -> None:
+    serve_page(server, [2, 6], None)  # ranks 2 and 2, source trainer
+    with pytest.raises(ProtocolError, match="source 'trainer'"):
+        await client.log_page("run_1", ranks=[2], sources=["nccl"])
+    with pytest.raises(ProtocolError, match="rank 2, asked for rank 1"):
+        await client.log_page("run_1", ranks=[1])
+
+
+async def test_telemetry_asks_for_each_open_metric(server: FakeServer, client: ItoClient) -> None:
+    @server.route("GET", "/v1/runs/run_1/telemetry")
+    async def _(req: Received, conn: Conn) -> None:
+        await conn.json(200, {"items": [], "next_since_seq": None})
+
+    await client.telemetry("run_1", max_points=10, metrics=["grad_norm", "mfu(%)"])
+    await client.telemetry("run_1")
+    with_metrics, without = server.requests("GET", "/v1/runs/run_1/telemetry")
+    assert with_metrics.query == {"max_points": ["10"], "metric": ["grad_norm", "mfu(%)"]}
+    assert "metric" not in without.query
