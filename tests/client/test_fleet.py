@@ -1,16 +1,22 @@
-"""`ItoClient.fleet`: the fleet snapshot, validated, its row keys unique; 501 when absent."""
+"""`ItoClient.fleet`: the fleet snapshot, validated, its row keys unique; 501 when absent.
+
+Against a scripted server (what desk_sim never sends) and desk_sim itself.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
-from ito_tui.client import CapabilityMissing, ItoClient, ProtocolError
+from ito_tui.client import CapabilityMissing, ItoClient, NotFound, ProtocolError
 
 from . import samples
 from .fakeserver import Conn, FakeServer, Received
 from .logsrv import offering
+from .test_logs_sim import start_run
 
 FLEET = "/v1/runs/run_1/fleet"
 
@@ -95,4 +101,25 @@ async def test_501_for_the_fleet_names_runs_fleet(server: FakeServer, client: It
 
     with pytest.raises(CapabilityMissing) as caught:
         await client.fleet("run_1")
+    assert caught.value.capability == "runs.fleet"
+
+
+async def test_desk_sims_fleet_reads_through_the_client(sim_factory: Callable[..., Any]) -> None:
+    sim = sim_factory()
+    async with ItoClient(sim.url, token=SecretStr(sim.token), timeout=5.0) as client:
+        run_id = await start_run(client)
+        answer = await client.fleet(run_id)
+        with pytest.raises(NotFound):
+            await client.fleet("run_does_not_exist")
+    assert answer.nodes and all(len(node.gpus) == 8 for node in answer.nodes)
+    replica_ids = {r.replica_id for r in answer.replicas}
+    assert all(n.replica_id in replica_ids | {None} for n in answer.nodes)
+    assert answer.quorum.participants <= len(answer.replicas)
+
+
+async def test_a_scaffold_backend_offers_no_fleet(sim_factory: Callable[..., Any]) -> None:
+    sim = sim_factory(mode="scaffold")
+    async with ItoClient(sim.url, token=SecretStr(sim.token), timeout=5.0) as client:
+        with pytest.raises(CapabilityMissing) as caught:
+            await client.fleet("run_x")
     assert caught.value.capability == "runs.fleet"
