@@ -75,6 +75,15 @@ class Loans:
         loan.state = state
         return loan.clock.observe(event, now, state=state.state, stage=state.current_stage)
 
+    def clock(self, run_id: str) -> SilenceClock | None:
+        """The silence clock of lent `run_id` (None: not lent)."""
+        loan = self._loans.get(run_id)
+        return loan.clock if loan is not None else None
+
+    def silent_ids(self) -> frozenset[str]:
+        """The lent runs in a silent spell now."""
+        return frozenset(r for r, loan in self._loans.items() if loan.clock.silent)
+
     def silent(self, now: float) -> list[RunState]:
         """The lent runs whose silent spell starts now, with no event since (the lender's
         stream counts as connected: it says so itself when it is not)."""
@@ -136,6 +145,19 @@ class Lending:
         snapshot = getattr(event, "data", None) if event.type == "resync" else None
         if isinstance(snapshot, Run):
             self._spawn(loop, self._reconcile_lent(run_id, snapshot, state.current_stage))
+
+    def silence(self, run_id: str) -> SilenceClock | None:
+        """The silence clock of `run_id`, lent or followed (None: neither, or not yet):
+        the one detector, read by the run screen's banner."""
+        clock = self._loans.clock(run_id)
+        if clock is None and (follower := self._followers.get(run_id)) is not None:
+            clock = follower.clock
+        return clock
+
+    def silent_runs(self) -> frozenset[str]:
+        """The runs, followed or lent, in a silent spell now."""
+        followed = (r for r, f in self._followers.items() if f.clock is not None and f.clock.silent)
+        return self._loans.silent_ids() | frozenset(followed)
 
     def give_back(self, run_id: str) -> None:
         """The screen no longer follows `run_id`: the next poll, at once, follows it."""

@@ -1,4 +1,5 @@
-"""What needs the operator across runs: proposals pending, and those missed while away.
+"""What needs the operator across runs: proposals pending, those missed while away, and
+the runs gone silent.
 
 Plain frozen values the `RunsWatcher` publishes (`NeedsYou`) and the screens draw: the
 header's "needs you" counter, the jump to the most urgent proposal, and the
@@ -80,14 +81,19 @@ class NeedsYou:
 
     pending: tuple[PendingProposal, ...] = ()
     missed: tuple[MissedProposal, ...] = ()
+    silent: frozenset[str] = frozenset()
+    """Runs connected but silent (heartbeats, no progress for `stall_after_s`) now."""
 
     @classmethod
     def of(
-        cls, pending: Iterable[PendingProposal], missed: Iterable[MissedProposal] = ()
+        cls,
+        pending: Iterable[PendingProposal],
+        missed: Iterable[MissedProposal] = (),
+        silent: Iterable[str] = (),
     ) -> NeedsYou:
         """A `NeedsYou` with `pending` put in order (nearest expiry first); `missed` is
         taken as given (newest first)."""
-        return cls(tuple(sorted(pending, key=_urgency)), tuple(missed))
+        return cls(tuple(sorted(pending, key=_urgency)), tuple(missed), frozenset(silent))
 
     def most_urgent(self) -> PendingProposal | None:
         """The pending proposal that expires first, or None."""

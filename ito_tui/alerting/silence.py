@@ -108,6 +108,12 @@ class SilenceClock:
         estimate = self._latest + max(0.0, now - self._latest_at) * self.rate
         return self._judge(estimate, now, state, stage)
 
+    @property
+    def last_progress(self) -> float | None:
+        """The backend clock (epoch seconds) at the last progress or restart of the count;
+        None before any event (the run screen's banner: `no progress since 14:02 UTC`)."""
+        return self._progress
+
     def silent_for(self, now: float) -> float:
         """Backend-clock seconds since the last progress (0 before any)."""
         if self._latest is None or self._progress is None:

@@ -11,7 +11,8 @@ snapshot on (so history raises nothing) with a `state.RunTracker`, and:
   `operator`, into a `MissedProposal` and a `proposal_missed` alert, also when it
   happened while no stream was followed (a resync, a dropped follower, a run that ended
   between two polls: its proposals are re-read);
-- flags a run that is connected but makes no progress for `stall_after_s` (`silence`).
+- flags a run that is connected but makes no progress for `stall_after_s` (`silence`):
+  an alert once per spell, `NeedsYou.silent` while it lasts (checked every `TICK_S`).
 
 A run a screen follows itself is lent to it (`lend`, `observe`, `give_back`; see
 `lending`): followed once, not twice. At most `max_followed` runs are followed (those
@@ -358,13 +359,15 @@ class RunsWatcher(Lending):
                 self._emit(self._silent_alert(state))
         for state in self._loans.silent(now):
             self._emit(self._silent_alert(state))
+        if self.silent_runs() != self._needs.silent:
+            self._publish()  # a spell began or ended: the runs list marks the run
 
     def _silent_alert(self, state: RunState) -> Alert:
         return silent_alert(state, self.stall_after_s)
 
     def _publish(self) -> None:
         pending = [p for run in self._pending.values() for p in run.values()]
-        self._needs = NeedsYou.of(pending, tuple(self._missed))
+        self._needs = NeedsYou.of(pending, tuple(self._missed), self.silent_runs())
         self._call(self.on_change, self._needs)
 
     def _emit(self, alert: Alert) -> None:

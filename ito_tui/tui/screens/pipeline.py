@@ -61,6 +61,7 @@ from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.logs_pane import LogsPane
 from ito_tui.tui.widgets.nodes_pane import NodesPane
 from ito_tui.tui.widgets.run_strip import RunStrip
+from ito_tui.tui.widgets.silence_banner import SilenceBanner
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
@@ -132,6 +133,8 @@ class PipelineScreen(RunActions, RunLending):
         )
         self._strip = RunStrip(id="run-strip")
         self._banner = GateBanner(id="gate-banner")
+        live = lambda: self.connection.startswith("live")  # noqa: E731
+        self._silence = SilenceBanner(self.run_id, live=live, id="silence-banner")
         self._proposal_strip = Static(id="proposal-strip", markup=False)
         self._stages = StageList(id="stages")
         self._detail = StageDetail(id="detail")
@@ -144,6 +147,7 @@ class PipelineScreen(RunActions, RunLending):
         yield self._header
         yield self._strip
         yield self._banner
+        yield self._silence
         yield self._proposal_strip
         with Horizontal(id="body"):
             with Vertical(id="left"):

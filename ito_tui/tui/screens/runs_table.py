@@ -123,6 +123,8 @@ class Marks:
     """Seconds until its nearest pending proposal expires."""
     missed: str | None = None
     """Its latest missed proposal: `expired unseen`, `decided by bob`."""
+    silent: bool = False
+    """Connected but making no progress (the app's watcher's silence clock)."""
 
 
 def marks_of(needs_you: NeedsYou | None, run_id: str, now: datetime) -> Marks:
@@ -134,7 +136,7 @@ def marks_of(needs_you: NeedsYou | None, run_id: str, now: datetime) -> Marks:
     if nearest is not None and nearest.expires_at is not None:
         left = (nearest.expires_at - now).total_seconds()
     missed = needs_you.missed_for(run_id)
-    return Marks(left, missed[0].label() if missed else None)
+    return Marks(left, missed[0].label() if missed else None, run_id in needs_you.silent)
 
 
 def row_of(
@@ -161,6 +163,11 @@ def row_of(
     elif kind and kind != "cancelled":
         # The stage column says which stage; the pipeline screen has the gate and detail.
         needs_you = Text(f"✗ {FAILURE_WORDS.get(kind, safe(kind))}", style=fail_style)
+        if marks.missed:
+            needs_you.append(f" · {safe(marks.missed)}")
+    elif marks.silent:
+        # Heartbeats but no progress: a hang the backend may not have reported yet.
+        needs_you = Text("⏸ silent", style=badge_style)
         if marks.missed:
             needs_you.append(f" · {safe(marks.missed)}")
     elif marks.missed:
