@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from textual.pilot import Pilot
@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 from ito_tui.alerting.needs import NeedsYou
 from ito_tui.alerting.silence import SilenceClock
 from ito_tui.contract import make_event
+from ito_tui.tui import ItoApp
 from ito_tui.tui.screens.runs_table import marks_of, row_of
 from ito_tui.tui.widgets.silence_banner import Silence, SilenceBanner, silence_of, silence_text
 from tests.support.apps import SIZE_IDS, SIZES, settle_quiet, snapshot_app
@@ -90,7 +91,7 @@ def test_the_runs_list_marks_a_silent_run_in_needs_you() -> None:
 
 def _silent(client: QueueClient, script: Script, split: int) -> Callable[[Pilot[Any]], Any]:
     async def run_before(pilot: Pilot[Any]) -> None:
-        screen = await shown_pipeline(pilot, pilot.app)
+        screen = await shown_pipeline(pilot, cast(ItoApp, pilot.app))
         await go_silent(pilot, client, script, split)
         banner = screen.query_one(SilenceBanner)
         await wait_for(pilot, lambda: banner.silence is not None, 10, "the silent banner")
