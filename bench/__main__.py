@@ -24,7 +24,8 @@ from typing import Any
 from .context import ROOT, Context
 from .record import Record
 
-# name -> (module, targets it reports (issue 8's; #13 issue 22's), one-line description)
+# name -> (module, targets it reports (issue 8's; #13 issue 22's; 18 issue 18's, whose
+# records are 18.13 … 18.16 by their `sub`), one-line description)
 BENCHMARKS: dict[str, tuple[str, tuple[int, ...], str]] = {
     "cold_start": ("b_cold_start", (1, 8), "cold start to first painted frame, RSS then"),
     "cli_start": ("b_cli_start", (2,), "`ito-tui --help`, `runs --json` vs `import httpx`"),
@@ -37,6 +38,7 @@ BENCHMARKS: dict[str, tuple[str, tuple[int, ...], str]] = {
     "fanout": ("b_fanout", (11,), "desk_sim: 100 SSE watchers, lag p99"),
     "telemetry_query": ("b_telemetry_query", (12,), "GET telemetry max_points=600 at 10^6"),
     "alert_burst": ("b_alerts", (13,), "key→screen latency in 3,000 alerts vs 3,000 events"),
+    "logs_cli": ("b_logs_cli", (18,), "18.16 `ito-tui logs --tail 100000 --json` lines/s"),
 }
 
 
