@@ -56,8 +56,9 @@ def seed(db: Path, run_id: str, total: int) -> int:
                 rank = i % world
                 source, text = flood_text(i, rank, when)
                 stamp = when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+                node = f"h100-4n-ib-{rank // 8:02d}"
                 lines.append(
-                    {"ts": stamp, "sim_ts": stamp, "rank": rank, "node": f"h100-4n-ib-{rank // 8:02d}",
+                    {"ts": stamp, "sim_ts": stamp, "rank": rank, "node": node,
                      "replica_id": f"replica_{rank // 8}", "level": "debug", "source": source,
                      "text": text}
                 )  # fmt: skip
@@ -128,7 +129,8 @@ def run(ctx: Context) -> list[Record]:
     note = (
         f"{rounds} rotated rounds of {n:,} lines; CPU of the child (user + system); "
         f"whole command incl. start-up and waiting on desk_sim: "
-        f"{summary(wall_rates)['median']:,.0f} lines/s wall ({summary(wall['all'])['median']:.2f} s); "
+        f"{summary(wall_rates)['median']:,.0f} lines/s wall "
+        f"({summary(wall['all'])['median']:.2f} s); "
         f"`--tail 1`: {summary(cpu['one'])['median'] * 1000:.0f} ms CPU, "
         f"{summary(wall['one'])['median'] * 1000:.0f} ms wall; "
         f"floor (httpx + json.loads + json.dumps per line, no validation; its own 1-line "
