@@ -1,4 +1,12 @@
-"""`TelemetryBank`: one bounded `TelemetrySeries` per metric of the telemetry samples."""
+"""`TelemetryBank`: one bounded `TelemetrySeries` per metric of the telemetry samples.
+
+Besides the fixed metrics (`metrics.METRICS`), the bank keeps the open ones a sample
+carries in `metrics{}` (API.md v1.1, torchtitan's names: `loss_metrics/global_avg_loss`,
+`mfu(%)`, `lr`, …), one series per name, first come first kept up to `MAX_OPEN_METRICS`
+names (a backend inventing a name per sample cannot grow memory: further names are
+counted, not stored). NaN, ±Infinity and null are data: a non-finite value is a sample
+the chart marks, null a gap; `metric_last` keeps the newest as sent (None for null).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,16 @@ from ito_tui.format import to_float
 from .metrics import METRICS
 from .telemetry import TelemetrySeries
 
-__all__ = ["TelemetryBank"]
+__all__ = ["MAX_NAME_LEN", "MAX_OPEN_METRICS", "OPEN_RAW", "TelemetryBank"]
+
+MAX_OPEN_METRICS = 64
+"""Open metric names stored per run (torchtitan logs about fifteen; RLVR a few more)."""
+OPEN_RAW = 1024
+"""Raw samples an open metric's series keeps before folding into buckets (a quarter of a
+fixed metric's: 64 of them stay within ~10 MB whatever the run's length)."""
+MAX_NAME_LEN = 200
+"""A longer name is refused (counted), not stored."""
+_MAX_REFUSED = 1024
 
 
 class TelemetryBank:
@@ -19,15 +36,40 @@ class TelemetryBank:
     or the series would see its x jump between two clocks.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_open: int = MAX_OPEN_METRICS) -> None:
         self.series: dict[str, TelemetrySeries] = {m.key: TelemetrySeries(m.key) for m in METRICS}
+        self.open: dict[str, TelemetrySeries] = {}
+        """The open metrics' series by their name as sent (first come, at most `max_open`)."""
+        self.max_open = max_open
+        self._open_last: dict[str, float | None] = {}
+        self._refused: set[str] = set()
+        self.refused_overflow = 0
+        """Samples of refused names past the `_MAX_REFUSED` names remembered."""
         self.samples = 0
 
     def __getitem__(self, metric: str) -> TelemetrySeries:
-        return self.series[metric]
+        """A fixed metric's series by key, else an open metric's by name (KeyError)."""
+        series = self.series.get(metric)
+        return series if series is not None else self.open[metric]
 
     def __contains__(self, metric: object) -> bool:
-        return metric in self.series and self.series[str(metric)].count > 0
+        key = str(metric)
+        series = self.series.get(key) or self.open.get(key)
+        return series is not None and series.count > 0
+
+    def metric_names(self) -> list[str]:
+        """The open metrics' names, sorted (as sent: render them with `textsafe`)."""
+        return sorted(self.open)
+
+    def metric_last(self, name: str) -> float | None:
+        """The newest value sent for open metric `name`: NaN and ±inf as sent, None for a
+        null (or a name never seen)."""
+        return self._open_last.get(name)
+
+    @property
+    def refused_names(self) -> int:
+        """Distinct open metric names not stored (past `max_open`, or too long)."""
+        return len(self._refused)
 
     def ingest(self, sample: TelemetrySample, x: float | None = None) -> None:
         """Append every metric of `sample` at `x` (default: the sample's `ts` in seconds).
@@ -55,12 +97,39 @@ class TelemetryBank:
             s["rl_staleness"].append(x, to_float(rl.max_staleness_steps))
             s["rl_filtered_frac"].append(x, rl.filtered_group_frac)
             s["rl_ess"].append(x, rl.ess_frac)
+        if sample.metrics:
+            self._ingest_open(x, sample.metrics)
         self.samples += 1
+
+    def _ingest_open(self, x: float, metrics: dict[str, float | None]) -> None:
+        opened, last = self.open, self._open_last
+        for name, value in metrics.items():
+            series = opened.get(name)
+            if series is None:
+                if len(opened) >= self.max_open or len(name) > MAX_NAME_LEN or not name:
+                    self._refuse(name)
+                    continue
+                series = opened[name] = TelemetrySeries(name, raw=OPEN_RAW)
+                # Markers put on every chart before this name appeared are on it too.
+                for at, label in self.series["loss"].markers:
+                    series.add_marker(at, label)
+            series.append(x, value)
+            last[name] = value
+
+    def _refuse(self, name: str) -> None:
+        if name[:MAX_NAME_LEN] in self._refused:
+            return
+        if len(self._refused) < _MAX_REFUSED:
+            self._refused.add(name[:MAX_NAME_LEN])
+        else:
+            self.refused_overflow += 1
 
     def add_marker(self, x: float, label: str) -> None:
         """Mark `x` on every series (a rewind shows on every chart)."""
         for series in self.series.values():
             series.add_marker(x, label)
+        for series in self.open.values():
+            series.add_marker(x, label)
 
     def nbytes(self) -> int:
-        return sum(s.nbytes() for s in self.series.values())
+        return sum(s.nbytes() for s in (*self.series.values(), *self.open.values()))

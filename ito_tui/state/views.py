@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, RunSummary, Stage
 from ito_tui.format import fixed, integer, stage_label
+from ito_tui.textsafe import one_line
 
 from .metrics import BY_KEY, Unit
 from .run import RunState
+from .telemetry import SeriesView, TelemetrySeries
 
 if TYPE_CHECKING:
     from .bank import TelemetryBank
@@ -32,6 +34,7 @@ __all__ = [
     "StageView",
     "chart_view",
     "marker_kind",
+    "open_chart_view",
     "progress",
     "progress_of_run",
     "skipped_by_spec",
@@ -126,8 +129,14 @@ def marker_kind(label: str) -> MarkerKind | None:
 def chart_view(
     state: RunState, bank: TelemetryBank, key: str, width: int, window_s: float | None
 ) -> ChartView:
-    """The `key` chart `width` columns wide over the last `window_s` seconds (None: the run)."""
-    metric = BY_KEY[key]
+    """The `key` chart `width` columns wide over the last `window_s` seconds (None: the run).
+
+    `key` is a fixed metric's (`metrics.BY_KEY`) or else an open metric's name as the
+    backend sent it (`TelemetryBank.metric_names()`): `open_chart_view`.
+    """
+    metric = BY_KEY.get(key)
+    if metric is None:
+        return open_chart_view(bank, key, width, window_s)
     series = bank[key]
     view = series.view(width, window_s)
     label, sublabel, note = metric.label, metric.sublabel, None
@@ -141,6 +150,35 @@ def chart_view(
     elif key == "rl_staleness":
         rl = state.telemetry.rl if state.telemetry is not None else None
         sublabel = f"bound {integer(rl.staleness_bound)}" if rl is not None else ""
+    return _chart(key, label, sublabel, metric.unit, metric.floor, view, note)
+
+
+OPEN_LABEL_WIDTH = 48
+"""Characters of an open metric's name a chart label keeps."""
+_NO_SERIES = TelemetrySeries("", raw=1)
+"""What an open metric not (or no longer) in the bank draws: an empty chart."""
+
+
+def open_chart_view(
+    bank: TelemetryBank, name: str, width: int, window_s: float | None
+) -> ChartView:
+    """The chart of open metric `name` (a `metrics{}` series), labelled with its own name
+    (inert). Its unit is the name's: torchtitan writes `mfu(%)` as 39.6, so every value
+    reads as a plain number; NaN/±inf are marked per column like the fixed charts'."""
+    series = bank.open.get(name, _NO_SERIES)
+    view = series.view(width, window_s)
+    return _chart(name, one_line(name, OPEN_LABEL_WIDTH), "", "number", None, view, None)
+
+
+def _chart(
+    key: str,
+    label: str,
+    sublabel: str,
+    unit: Unit,
+    floor: float | None,
+    view: SeriesView,
+    note: str | None,
+) -> ChartView:
     markers = tuple(
         Marker(column, kind, text)
         for column, text in view.markers
@@ -151,8 +189,8 @@ def chart_view(
         key=key,
         label=label,
         sublabel=sublabel,
-        unit=metric.unit,
-        floor=metric.floor,
+        unit=unit,
+        floor=floor,
         lows=tuple(None if c is None else c.min for c in columns),
         highs=tuple(None if c is None else c.max for c in columns),
         odd=tuple(0 if c is None else c.odd for c in columns),
