@@ -26,6 +26,7 @@ What goes where (ranks as torchrun numbers them: node i holds ranks i*g .. i*g+g
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -162,11 +163,27 @@ def _checkpoint_failed(data: JsonDict, ctx: LogContext, when: datetime) -> list[
     ]
 
 
-def _node_lost(node: str, step: int | None, fault_id: object, ctx: LogContext) -> list[Line]:
+def _fault_no(fault_id: object) -> str:
+    """`flt_<run>_3` -> `3`: draws keyed by it are the same in every run of the seed."""
+    return str(fault_id).rsplit("_", 1)[-1]
+
+
+def _xid_gpu(node: str, fault_id: object, ctx: LogContext, reason: object = None) -> int:
+    """The GPU that fell off the bus: the one the fleet counts the Xid on."""
+    said = re.search(r"on GPU (\d+)", str(reason or ""))
+    if said is not None:
+        return int(said[1]) % ctx.gpus_per_node
+    if node in ctx.xid_gpu:
+        return ctx.xid_gpu[node] % ctx.gpus_per_node
+    return int(uniform(ctx.seed, "xid-gpu", _fault_no(fault_id)) * ctx.gpus_per_node)
+
+
+def _node_lost(
+    node: str, step: int | None, fault_id: object, ctx: LogContext, reason: object = None
+) -> list[Line]:
     """The moment a node fails: the kernel's Xid line, torchft losing the replica."""
-    # The same GPU the fleet counts the Xid on (fleet_flow.fleet_node_failed).
-    gpu = int(uniform(ctx.seed, "xid-gpu", fault_id) * ctx.gpus_per_node)
-    lines = [t.xid_line(ctx.seed, node, gpu, (node, fault_id))]
+    gpu = _xid_gpu(node, fault_id, ctx, reason)
+    lines = [t.xid_line(ctx.seed, node, gpu, (node, _fault_no(fault_id)))]
     return lines + t.replica_lost(ctx.replica_of(node), node, step)
 
 
@@ -174,8 +191,8 @@ def _watchdog(node: str, fault_id: object, ctx: LogContext, when: datetime) -> l
     """When the collective times out (the fault's detection): the NCCL watchdog on the failed
     node's ranks and a peer's, then the traceback of the rank whose GPU fell off the bus."""
     ranks = ctx.ranks_of(node)
-    gpu = int(uniform(ctx.seed, "xid-gpu", fault_id) * ctx.gpus_per_node)
-    coll = 40_000 + int(uniform(ctx.seed, "coll-seq", node, fault_id) * 20_000)
+    gpu = _xid_gpu(node, fault_id, ctx)
+    coll = 40_000 + int(uniform(ctx.seed, "coll-seq", node, _fault_no(fault_id)) * 20_000)
     peer = ctx.peer_of(node)
     timed_out = [*ranks, ctx.ranks_of(peer)[0]] if peer != node else list(ranks)
     lines = [
@@ -187,7 +204,8 @@ def _watchdog(node: str, fault_id: object, ctx: LogContext, when: datetime) -> l
 
 
 def _node_failed(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
-    return _node_lost(str(data["hostname"]), None, data.get("fault_id"), ctx)
+    host = str(data["hostname"])
+    return _node_lost(host, None, data.get("fault_id"), ctx, data.get("reason"))
 
 
 def _fault_detected(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
@@ -200,7 +218,7 @@ def _fault_detected(data: JsonDict, ctx: LogContext, when: datetime) -> list[Lin
         lines += _watchdog(node, fault_id, ctx, when)
     elif kind == "hang":
         # Every rank sits in the same collective: every watchdog fires.
-        coll = 40_000 + int(uniform(ctx.seed, "coll-seq", fault_id) * 20_000)
+        coll = 40_000 + int(uniform(ctx.seed, "coll-seq", _fault_no(fault_id)) * 20_000)
         lines += [
             t.nccl_timeout(rank, ctx.node_of(rank), when, coll, 600_012 + 3 * rank)
             for rank in range(ctx.world_size)

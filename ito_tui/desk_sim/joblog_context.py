@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .core import JsonDict
 from .joblog_text import short
@@ -30,6 +30,8 @@ class LogContext:
     params: float
     hbm_gib: float
     fp8: bool
+    xid_gpu: Mapping[str, int] = field(default_factory=dict)
+    """Failed hostname -> the GPU index the fleet counted its Xid on."""
     fleet_events: bool = False
     """The engine emits `node.failed`/`node.replaced`: the failure chain hangs on them."""
 
@@ -81,8 +83,11 @@ def context_of(state: JsonDict) -> LogContext:
     slot_of = {name: i for i, name in enumerate(names)}
     per = max(1, -(-len(names) // max(1, int(plan.get("dp_replicate") or 1))))
     replicas = [f"replica_{i // per}" for i in range(len(names))]
+    xid_gpu: dict[str, int] = {}
     if fleet is not None:
         for node in fleet.get("nodes") or ():
+            if node.get("xid_gpu") is not None:
+                xid_gpu[str(node["hostname"])] = int(node["xid_gpu"])
             slot = int(node["slot"])
             if slot >= len(slots):
                 continue
@@ -99,5 +104,6 @@ def context_of(state: JsonDict) -> LogContext:
         params=float(state.get("params") or 8e9),
         hbm_gib=float(plan.get("hbm_per_gpu_gib") or 80.0),
         fp8=str(plan.get("precision") or "bf16") != "bf16",
+        xid_gpu=xid_gpu,
         fleet_events=fleet is not None,
     )
