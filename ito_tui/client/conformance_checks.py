@@ -34,6 +34,7 @@ from .conformance import (
     new_key,
     run_check,
 )
+from .conformance_diagnose import diagnose_checks
 from .conformance_sse import sse_checks
 from .conformance_trail import trail_checks
 from .http import TokenSource
@@ -52,6 +53,8 @@ CAPABILITY_PROBES: dict[str, tuple[str, str, Any]] = {
     "runs.read": ("GET", "/v1/runs", None),
     "runs.events": ("GET", f"/v1/runs/{MISSING_RUN}/events", None),
     "runs.telemetry": ("GET", f"/v1/runs/{MISSING_RUN}/telemetry", None),
+    "runs.logs": ("GET", f"/v1/runs/{MISSING_RUN}/logs/page", None),
+    "runs.fleet": ("GET", f"/v1/runs/{MISSING_RUN}/fleet", None),
     "runs.cancel": ("POST", f"/v1/runs/{MISSING_RUN}/cancel", {}),
     "proposals.read": ("GET", f"/v1/runs/{MISSING_RUN}/proposals", None),
     "proposals.decide": ("POST", "/v1/proposals/prop_conformance_missing/reject", {}),
@@ -262,6 +265,7 @@ async def _run_checks(probe: Probe, report: ConformanceReport, ctx: _Context) ->
     await run_check(report, "runs.checkpoints", checkpoints)
     await run_check(report, "runs.proposals", proposals)
     await sse_checks(probe, report, run_id, terminal=bool(finished))
+    await diagnose_checks(probe, report, ctx.caps, run_id, terminal=bool(finished))
 
 
 def _usable_booking(ctx: _Context) -> Booking | None:

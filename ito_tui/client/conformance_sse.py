@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from ito_tui.contract import TERMINAL_EVENT_TYPES, EventParseError, parse_event
 
@@ -25,7 +26,11 @@ SSE_READ_S = 10.0
 
 
 async def read_sse(
-    probe: Probe, path: str, last_event_id: str | None = None, limit: int = 50
+    probe: Probe,
+    path: str,
+    last_event_id: str | None = None,
+    limit: int = 50,
+    params: dict[str, Any] | None = None,
 ) -> tuple[Answer, list[SSEMessage], int | None]:
     """Open an event stream; read up to `limit` messages or until it closes/times out.
 
@@ -35,7 +40,9 @@ async def read_sse(
     headers = {"Accept": "text/event-stream"}
     if last_event_id is not None:
         headers["Last-Event-ID"] = last_event_id
-    request = probe.http.build_request("GET", path, headers={**probe.headers(), **headers})
+    request = probe.http.build_request(
+        "GET", path, params=params, headers={**probe.headers(), **headers}
+    )
     response = await probe.http.send(request, stream=True)
     messages: list[SSEMessage] = []
     decoder = SSEDecoder(MAX_SSE_LINE_BYTES)

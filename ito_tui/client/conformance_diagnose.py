@@ -1,0 +1,211 @@
+"""The v1.1 "diagnosing a run" checks of `ito-tui check-backend`: job logs and the fleet.
+
+Run on one run of the backend (a finished one when there is one), only for the
+capabilities it offers (a capability it lists as not implemented is checked for its
+501 by `conformance_checks`). Read-only:
+
+- `logs.framing`: the stream's tail replay is SSE with `retry:`, `event: log`, `id:`
+  equal to each line's seq, valid LogLines, seqs increasing;
+- `logs.resume`: `Last-Event-ID` resumes exactly after that seq;
+- `logs.filters`: `level=`, `rank=` and `source=` hold for every line replayed;
+- `logs.page`: pages are oldest first, before `before_seq`, at most `limit`, and
+  `next_before_seq` pages back without overlap;
+- `logs.end_204`: a resume at a finished run's last line is answered 204;
+- `logs.invalid_query`: a level that is no level is refused (400/422 problem+json);
+- `fleet.schema` and `fleet.not_found`: the fleet is a Fleet with unique row keys,
+  an unknown run's a 404 `run.not_found`.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from ito_tui.contract import PROBLEM_CONTENT_TYPE, Capabilities, Fleet, LogLine, LogPage
+
+from .conformance import (
+    Answer,
+    CheckFailed,
+    ConformanceReport,
+    Probe,
+    SkipCheck,
+    expect_model,
+    expect_problem,
+    expect_status,
+    run_check,
+)
+from .conformance_sse import read_sse
+from .diagnose import check_fleet, check_log_page
+from .errors import ProtocolError
+from .loglines import LINE, LogQuery
+from .sse import SSEMessage
+
+__all__ = ["diagnose_checks"]
+
+TAIL = 20
+
+
+def _lines(messages: list[SSEMessage], query: LogQuery | None = None) -> list[LogLine]:
+    """The messages as LogLines, each checked (id, order, filters); CheckFailed if not."""
+    lines: list[LogLine] = []
+    for message in messages:
+        if message.event == "log.truncated":
+            continue
+        if message.event != "log":
+            raise CheckFailed(f"SSE event {message.event[:40]!r}, expected log")
+        try:
+            line = LINE().validate_json(message.data)
+        except ValidationError as exc:
+            why = exc.errors()[0]["msg"]
+            raise CheckFailed(f"log id {message.id}: not a LogLine: {why}") from None
+        if message.id != str(line.seq):
+            raise CheckFailed(f"SSE id {message.id!r} differs from the line's seq {line.seq}")
+        if lines and line.seq <= lines[-1].seq:
+            raise CheckFailed(f"seq {line.seq} after {lines[-1].seq}: not strictly increasing")
+        mismatch = query.mismatch(line) if query is not None else None
+        if mismatch is not None:
+            raise CheckFailed(f"line {line.seq} has {mismatch}")
+        lines.append(line)
+    return lines
+
+
+async def diagnose_checks(
+    probe: Probe,
+    report: ConformanceReport,
+    caps: Capabilities | None,
+    run_id: str,
+    terminal: bool,
+) -> None:
+    """Run the checks of the capabilities `caps` offers on run `run_id`."""
+    if caps is None:
+        return
+    if caps.has("runs.logs"):
+        await _log_checks(probe, report, run_id, terminal)
+    if caps.has("runs.fleet"):
+        await _fleet_checks(probe, report, run_id)
+
+
+async def _log_checks(probe: Probe, report: ConformanceReport, run_id: str, terminal: bool) -> None:
+    path = f"/v1/runs/{run_id}/logs"
+    seen: list[LogLine] = []
+
+    async def framing() -> str:
+        answer, messages, retry_ms = await read_sse(probe, path, limit=TAIL, params={"tail": TAIL})
+        if answer.status == 204 and terminal:
+            raise SkipCheck("the finished run has no log lines")
+        expect_status(answer, 200)
+        if answer.content_type != "text/event-stream":
+            raise CheckFailed(
+                f"Content-Type {answer.content_type or 'none'}, not text/event-stream"
+            )
+        if retry_ms is None:
+            raise CheckFailed("no `retry:` field before the lines")
+        seen.extend(_lines(messages))
+        if not seen:
+            raise CheckFailed("no log lines within the read")
+        if len(seen) > TAIL:
+            raise CheckFailed(f"tail={TAIL} replayed {len(seen)} lines")
+        return f"{len(seen)} lines, seq {seen[0].seq}..{seen[-1].seq}, retry {retry_ms} ms"
+
+    async def resume() -> str:
+        if len(seen) < 2:
+            raise SkipCheck("fewer than two lines to resume between")
+        after = seen[len(seen) // 2 - 1].seq
+        answer, messages, _ = await read_sse(probe, path, last_event_id=str(after), limit=3)
+        expect_status(answer, 200)
+        got = [line.seq for line in _lines(messages)]
+        expected = [line.seq for line in seen if line.seq > after][:3]
+        if got[: len(expected)] != expected:
+            raise CheckFailed(f"after Last-Event-ID {after} expected {expected}, got {got[:3]}")
+        return f"Last-Event-ID {after} resumed at {got[0]}"
+
+    async def filters() -> str:
+        ranks = [line.rank for line in seen if line.rank is not None]
+        asks = [LogQuery(level="warning"), LogQuery(sources=(str(seen[0].source),))]
+        asks += [LogQuery(ranks=(ranks[0],))] if ranks else []
+        counts = []
+        for query in asks:
+            shown = " ".join(
+                f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"
+                for k, v in query.params().items()
+            )
+            answer, messages, _ = await read_sse(
+                probe, path, limit=TAIL, params={"tail": TAIL, **query.params()}
+            )
+            if answer.status == 204:
+                counts.append(f"{shown}: none")  # an ended run with no such line
+                continue
+            expect_status(answer, 200)
+            counts.append(f"{shown}: {len(_lines(messages, query))}")
+        return "; ".join(counts)
+
+    async def pages() -> str:
+        first = _page(await probe.call("GET", f"{path}/page", params={"limit": 5}), None, 5)
+        if first.next_before_seq is None:
+            return f"{len(first.items)} lines, nothing older"
+        before = first.next_before_seq
+        second = _page(
+            await probe.call("GET", f"{path}/page", params={"limit": 5, "before_seq": before}),
+            before,
+            5,
+        )
+        if second.items and first.items and second.items[-1].seq >= first.items[0].seq:
+            raise CheckFailed("the page before overlaps the first page")
+        return f"two pages of {len(first.items)} and {len(second.items)}, oldest first"
+
+    async def end_204() -> str:
+        if not terminal:
+            raise SkipCheck("no finished run to check the end of the log on")
+        newest = _page(await probe.call("GET", f"{path}/page", params={"limit": 1}), None, 1)
+        if not newest.items:
+            raise SkipCheck("the finished run has no log lines")
+        last = newest.items[-1].seq
+        answer, _msgs, _retry = await read_sse(probe, path, last_event_id=str(last), limit=1)
+        if answer.status != 204:
+            raise CheckFailed(f"Last-Event-ID at the last line answered {answer.status}, not 204")
+        return f"204 No Content after seq {last}"
+
+    async def invalid_query() -> str:
+        answer = await probe.call("GET", f"{path}/page", params={"level": "not-a-level"})
+        if answer.status not in (400, 422):
+            raise CheckFailed(f"level=not-a-level answered {answer.status}, not 400 or 422")
+        if answer.content_type != PROBLEM_CONTENT_TYPE:
+            raise CheckFailed(f"expected {PROBLEM_CONTENT_TYPE}, got {answer.content_type}")
+        return f"{answer.status} as problem+json"
+
+    if await run_check(report, "logs.framing", framing):
+        await run_check(report, "logs.resume", resume)
+        await run_check(report, "logs.filters", filters)
+    await run_check(report, "logs.page", pages)
+    await run_check(report, "logs.end_204", end_204)
+    await run_check(report, "logs.invalid_query", invalid_query)
+
+
+def _page(answer: Answer, before_seq: int | None, limit: int) -> LogPage:
+    expect_status(answer, 200)
+    page = expect_model(answer, LogPage)
+    try:
+        check_log_page("logs/page", page, LogQuery(), before_seq=before_seq, limit=limit)
+    except ProtocolError as exc:
+        raise CheckFailed(str(exc).removeprefix("logs/page: ")) from None
+    return page
+
+
+async def _fleet_checks(probe: Probe, report: ConformanceReport, run_id: str) -> None:
+    async def schema() -> str:
+        answer = await probe.call("GET", f"/v1/runs/{run_id}/fleet")
+        expect_status(answer, 200)
+        fleet = expect_model(answer, Fleet)
+        try:
+            check_fleet("fleet", fleet)
+        except ProtocolError as exc:
+            raise CheckFailed(str(exc).removeprefix("fleet: ")) from None
+        gpus = sum(len(node.gpus) for node in fleet.nodes)
+        return f"{len(fleet.nodes)} nodes, {gpus} GPUs, {len(fleet.replicas)} replicas"
+
+    async def not_found() -> str:
+        answer = await probe.call("GET", "/v1/runs/run_conformance_does_not_exist/fleet")
+        expect_problem(answer, 404, "run.not_found")
+        return "404 run.not_found"
+
+    await run_check(report, "fleet.schema", schema)
+    await run_check(report, "fleet.not_found", not_found)
