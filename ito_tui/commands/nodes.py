@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from ito_tui.client import ItoClient
     from ito_tui.contract import Fleet
 
+pause = asyncio.sleep
+"""How `--watch` waits between refreshes (a test shortens it)."""
+
 CLEAR = "\x1b[H\x1b[2J"
 """Cursor home and erase the screen: `--watch` on a terminal redraws in place."""
 
@@ -81,8 +84,7 @@ def cmd_nodes(ctx: Context) -> int:
 
 def show(ctx: Context, fleet: Fleet) -> None:
     """The fleet as text on stdout."""
-    for line in render_fleet(ctx.out, ctx.args.run, fleet):
-        ctx.out.line(line)
+    render_fleet(ctx.out, ctx.args.run, fleet)
 
 
 async def watch_fleet(ctx: Context, client: ItoClient) -> int:
@@ -116,7 +118,7 @@ async def watch_fleet(ctx: Context, client: ItoClient) -> int:
                 ctx.out.info(f"run {safe(run_id)} ended: {status_label(outcome or run.state)}")
                 return int(exit_for_outcome(outcome))
         # The next request is armed only now, after the last one finished.
-        await asyncio.sleep(every)
+        await pause(every)
 
 
 def _is_terminal(ctx: Context) -> bool:
