@@ -266,6 +266,10 @@ class Engine(IncidentFlow):
             if self.state == "cancelling" and kind != "cancel_finish":
                 continue
             getattr(self, f"on_{kind}")(args)
+            if self.done:
+                # The run's clock stops at its end, whatever this tick's wall time: its
+                # last fleet snapshot (ages, counters) is the same in every replay.
+                self.s["clock"] = self.t
             queue = self.s["queue"]
             if not human and self.wants_human():
                 # A person has to decide: stop here, so the clock runs at human speed

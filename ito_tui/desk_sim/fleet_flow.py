@@ -65,7 +65,7 @@ class FleetFlow(OutcomeFlow):
         node = fl.node(self.s, hostname)
         if node is None:
             return
-        gpu = int(uniform(self.seed, "xid-gpu", fault["fault_id"]) * fl.GPUS_PER_NODE)
+        gpu = int(uniform(self.seed, "xid-gpu", self.s["fault_n"]) * fl.GPUS_PER_NODE)
         node["xid"][str(gpu)] = int(node["xid"].get(str(gpu), 0)) + 1
         was_straggler = bool(node["straggler"])
         node.update(state="failed", straggler=False, throttle=None, slow=1.0, xid_gpu=gpu)

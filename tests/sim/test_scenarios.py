@@ -1,0 +1,152 @@
+"""The fleet scenarios over HTTP: `straggler`, `hang`, and showcase's straggler that fails."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from statistics import median
+from typing import Any
+
+import httpx
+
+from ito_tui.desk_sim.config import DEMO_SPEED
+from tests.support.servers import SimHandle
+
+from .helpers import SMALL_SPEC, Message, create_run, read_events, sse_messages, wait_for
+
+PROGRESS = {"telemetry", "stage.progress", "checkpoint.saved"}
+FLEET = {
+    "node.degraded",
+    "node.failed",
+    "node.replaced",
+    "node.recovered",
+    "straggler.detected",
+    "straggler.cleared",
+    "quorum.changed",
+}
+
+
+def _sim(envelope: dict[str, Any]) -> datetime:
+    return datetime.fromisoformat(envelope["sim_ts"].replace("Z", "+00:00"))
+
+
+def _run_all(handle: SimHandle, body: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
+        rid = create_run(client, body)["run_id"]
+        _, messages = read_events(client, rid)
+    return [m.envelope for m in messages]
+
+
+def test_straggler_throttles_one_node_past_1_3x_then_it_recovers(sim_factory: Any) -> None:
+    envelopes = _run_all(sim_factory(scenario="straggler"))
+    fleet = [e for e in envelopes if e["type"] in FLEET]
+    assert [e["type"] for e in fleet] == [
+        "node.degraded",
+        "straggler.detected",
+        "straggler.cleared",
+        "node.recovered",
+    ]
+    assert len({e["data"]["hostname"] for e in fleet}) == 1
+    detected = fleet[1]["data"]
+    assert detected["step_time_s"] >= 1.3 * detected["fleet_p50_s"]
+    slot = int(detected["hostname"].rsplit("-", 1)[1]) - 1
+    assert slot * 8 <= detected["rank"] < slot * 8 + 8
+    assert fleet[2]["data"]["step_time_s"] < 1.3 * fleet[2]["data"]["fleet_p50_s"]
+    assert "thermal" in fleet[0]["data"]["reason"]
+    # Synchronous training runs at the straggler's pace: throughput drops while it lasts.
+    seqs = [e["seq"] for e in fleet]
+    tps = {
+        "before": [
+            e["data"]["tokens_per_s_per_gpu"]
+            for e in envelopes
+            if e["type"] == "telemetry" and e["stage"] == "pretrain" and e["seq"] < seqs[0]
+        ],
+        "during": [
+            e["data"]["tokens_per_s_per_gpu"]
+            for e in envelopes
+            if e["type"] == "telemetry" and seqs[1] < e["seq"] < seqs[2]
+        ],
+    }
+    assert tps["during"] and median(tps["during"]) < 0.8 * median(tps["before"])
+    assert envelopes[-1]["type"] == "run.completed"
+
+
+def test_showcase_shows_a_straggler_for_a_while_before_that_node_fails(sim_factory: Any) -> None:
+    envelopes = _run_all(sim_factory(scenario="showcase", approval_speed=None))
+    by_type = {e["type"]: e for e in reversed(envelopes) if e["type"] in FLEET}
+    degraded, detected, failed = (
+        by_type["node.degraded"],
+        by_type["straggler.detected"],
+        by_type["node.failed"],
+    )
+    host = failed["data"]["hostname"]
+    assert degraded["data"]["hostname"] == detected["data"]["hostname"] == host
+    assert degraded["seq"] < detected["seq"] < failed["seq"]
+    # In `ito-tui demo` (DEMO_SPEED), the operator has well over half a minute of wall
+    # time with the straggler on screen before the node fails.
+    visible_s = (_sim(failed) - _sim(detected)).total_seconds() / DEMO_SPEED
+    assert visible_s >= 40, visible_s
+    between = [e for e in envelopes if detected["seq"] < e["seq"] < failed["seq"]]
+    assert sum(e["type"] == "telemetry" for e in between) >= 15
+    cleared = [e for e in envelopes if e["type"] == "straggler.cleared"]
+    assert [e["seq"] for e in cleared] == [failed["seq"] + 1]
+    assert envelopes[-1]["type"] == "run.completed"
+
+
+def test_hang_stops_progress_with_heartbeats_flowing_until_the_backends_own_detection(
+    sim_factory: Any,
+) -> None:
+    handle: SimHandle = sim_factory(scenario="hang", speed=20_000.0, heartbeat_s=0.2)
+    with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
+        rid = create_run(client, dict(SMALL_SPEC))["run_id"]
+        wait_for(client, rid, lambda r: r["current_stage"] == "pretrain")
+        engine = handle.app.state.desk.engines[rid]
+        # Slow this run down so its 12 simulated minutes of hang last ~1.8 s of wall time.
+        engine.s["speed"] = 400.0
+        run = wait_for(client, rid, lambda r: bool(r["faults"]))
+        assert run["state"] == "running"
+        first = client.get(f"/v1/runs/{rid}/fleet").json()
+        time.sleep(0.5)
+        second = client.get(f"/v1/runs/{rid}/fleet").json()
+        messages: list[Message] = []
+        with client.stream("GET", f"/v1/runs/{rid}/events", timeout=30) as response:
+            for message in sse_messages(response):
+                messages.append(message)
+                if message.event == "fault.detected":
+                    engine.s["speed"] = 1_000_000.0
+    assert first["replicas"][0]["step"] == second["replicas"][0]["step"]
+    assert all(r["state"] == "healthy" and r["heartbeat_age_s"] < 5 for r in second["replicas"])
+    assert second["quorum"]["participants"] == len(second["replicas"])
+    events = [m for m in messages if m.event is not None]
+    at = next(i for i, m in enumerate(events) if m.event == "fault.detected")
+    detected = events[at].envelope
+    assert detected["data"]["kind"] == "hang" and detected["data"]["detected_after_s"] == 720
+    last_progress = max(i for i in range(at) if events[i].event in PROGRESS)
+    quiet = events[last_progress + 1 : at]
+    assert [m.event for m in quiet] == [], "nothing between the last progress and detection"
+    gap = (_sim(detected) - _sim(events[last_progress].envelope)).total_seconds()
+    assert gap >= 720
+    # Heartbeats (SSE comments) kept coming while the run said nothing.
+    start, end = messages.index(events[last_progress]), messages.index(events[at])
+    assert sum(1 for m in messages[start:end] if m.comments) >= 2
+    after = [m.event for m in events[at:]]
+    assert after[:3] == ["fault.detected", "slo.breached", "run.state_changed"]
+    assert "fault.recovered" in after and "telemetry" in after[after.index("fault.recovered") :]
+    assert not any(m.event in FLEET for m in events)
+    assert after[-1] == "run.completed"
+
+
+def test_the_fleet_story_is_the_same_for_the_same_seed(sim_factory: Any) -> None:
+    stories = []
+    for _ in range(2):
+        handle = sim_factory(scenario="showcase", seed=3, approval_speed=None)
+        envelopes = _run_all(handle)
+        with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
+            rid = envelopes[0]["run_id"]
+            final = client.get(f"/v1/runs/{rid}/fleet").json()
+        final.pop("ts"), final.pop("sim_ts")  # wall clock, and the run's creation
+        fleet = [(e["seq"], e["type"], e["data"]) for e in envelopes if e["type"] in FLEET]
+        for _seq, _type, data in fleet:
+            data.pop("fault_id", None)  # carries the run id
+        stories.append((fleet, final))
+    assert stories[0][0] and stories[0] == stories[1]
