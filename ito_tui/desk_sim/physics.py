@@ -111,3 +111,52 @@ def gate_value(
 
 def clamp01(x: float) -> float:
     return min(1.0, max(0.0, x))
+
+
+def open_metrics(
+    seed: int,
+    stage: str,
+    q: int,
+    *,
+    sample: dict[str, Any],
+    params: float,
+    mem_total_gib: float,
+    step_time_s: float,
+    spike_z: float | None,
+) -> dict[str, float | None]:
+    """The further scalars torchtitan logs each step, under its own names (API.md v1.1).
+
+    Derived from the sample's fixed fields so the two never disagree. An escalated loss
+    spike (z >= SPIKE_ESCALATE_Z) shows as a NaN `global_max_loss`: one rank diverged,
+    and that is data (the wire says "NaN"). Values are rounded: every sample carries
+    these, and the stored sample is what telemetry pages serve.
+    """
+    loss, tps = float(sample["loss"]), float(sample["tokens_per_s_per_gpu"])
+    reserved = float(sample["mem_max_reserved_gib"])
+    max_loss = loss * (1.01 + 0.02 * uniform(seed, "maxloss", stage, q))
+    if spike_z is not None and spike_z >= SPIKE_ESCALATE_Z:
+        max_loss = math.nan
+    out: dict[str, float | None] = {
+        "loss_metrics/global_avg_loss": loss,
+        "loss_metrics/global_max_loss": max_loss if math.isnan(max_loss) else round(max_loss, 4),
+        "grad_norm": sample["grad_norm"],
+        "throughput(tps)": round(tps),
+        "tflops": round(6.0 * params * tps / 1e12, 2),
+        "memory/max_active(GiB)": round(reserved * 0.93, 2),
+        "memory/max_reserved(%)": round(100.0 * reserved / max(mem_total_gib, 1.0), 2),
+        "memory/num_alloc_retries": float(uniform(seed, "retries", stage, q) < 0.02),
+        "time_metrics/end_to_end(s)": round(step_time_s, 3),
+        "time_metrics/data_loading(%)": round(0.4 + 0.8 * uniform(seed, "dl", stage, q), 2),
+        "lr": float(f"{float(sample['lr']):.6g}"),
+    }
+    if sample.get("mfu_frac") is not None:
+        out["mfu(%)"] = round(100.0 * float(sample["mfu_frac"]), 2)
+    if q % 8 == 0 and stage in ("pretrain", "mid_train", "long_context"):
+        out["validation_metrics/loss"] = round(loss * (1.012 + 0.004 * normal(seed, "val", q)), 4)
+    rl = sample.get("rl")
+    if rl:
+        frac = float(rl.get("reward_mean", 0.0))
+        out["reward/mean"] = rl["reward_mean"]
+        out["rollout/response_length/mean"] = round(380.0 + 520.0 * frac, 1)
+        out["train_batch/policy_age_max"] = float(rl["max_staleness_steps"])
+    return out

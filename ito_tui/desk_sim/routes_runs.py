@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
+from pydantic import StringConstraints
 
 from ito_tui.contract import (
     CancelRequest,
@@ -31,7 +32,7 @@ from .guards import DeskDep, Operator, Receipt, idempotent
 from .problems import ApiError
 from .routes_desk import Cursor, Limit, decode_cursor, encode_cursor, ok, preflight, scenario_of
 from .runtime import Desk
-from .telemetry import MAX_POINTS_LIMIT, telemetry_page
+from .telemetry import MAX_METRICS, MAX_POINTS_LIMIT, telemetry_page
 
 router = APIRouter(tags=["runs"])
 
@@ -202,15 +203,28 @@ async def telemetry(
     _operator: Operator,
     since_seq: Annotated[int, Query(ge=0, le=2**53)] = 0,
     max_points: Annotated[int | None, Query(ge=2, le=MAX_POINTS_LIMIT)] = None,
+    metric: Annotated[
+        list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None,
+        Query(description="An open metric's name (repeatable): items carry only these."),
+    ] = None,
 ) -> Response:
     """Samples after `since_seq`; with `max_points`, min/max-preserving downsampling.
 
     Without `max_points` at most 1000 raw samples come back; pass `next_since_seq`
-    to get the next ones.
+    to get the next ones. With `metric=` (repeatable, at most 16) each item's `metrics`
+    holds only those names, and downsampling keeps each one's min and max per bucket
+    and the last sample too.
     """
     if desk.snapshot(run_id) is None:
         raise ApiError("run.not_found", f"no run {run_id}")
-    bodies, nxt = telemetry_page(desk.store.conn, run_id, since_seq, max_points)
+    names = metric or []
+    if len(set(names)) > MAX_METRICS:
+        raise ApiError(
+            "validation.failed",
+            f"at most {MAX_METRICS} metric= names per request ({len(set(names))} asked)",
+            errors=[{"loc": ["query", "metric"], "msg": f"at most {MAX_METRICS} names"}],
+        )
+    bodies, nxt = telemetry_page(desk.store.conn, run_id, since_seq, max_points, names)
     # Sample bodies are stored as validated JSON; splice them instead of re-encoding.
     content = '{"items":[' + ",".join(bodies) + '],"next_since_seq":' + json.dumps(nxt) + "}"
     return Response(content, media_type="application/json")

@@ -6,22 +6,64 @@ requested range into `max_points // 2` buckets and keeps, per bucket, the
 sample with the lowest and the one with the highest loss, so spikes and dips
 survive. When buckets span at least one block the blocks answer (work bounded
 by n / 64); otherwise the raw rows do (work bounded by 32 x max_points).
+
+Open metrics (`metric=NAME`, repeatable; API.md v1.1): every stored sample carries its
+`metrics{}`; a page asked for named metrics carries only those in each item's `metrics`
+(a name a sample lacks is simply absent). Downsampled, each bucket keeps, besides the
+min- and max-loss samples, the samples holding each named metric's min and max, and the
+range's last sample is always kept (its values are the latest): items stay real samples,
+so a chart shows every metric's extremes at the steps they happened. With k names the
+buckets shrink to `(max_points - 1) // (2 (k + 1))` so a page never exceeds `max_points`.
+A NaN takes the max slot (a divergence is never hidden), +-Infinity are extremes like
+any number, null is no value. These extremes come from the raw rows (work bounded by
+n x k): desk_sim's runs hold at most a few thousand samples.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
+from collections.abc import Sequence
 
 from .store import BLOCK_TABLES
 
 MAX_POINTS_LIMIT = 10_000
 PAGE_LIMIT = 1_000
+MAX_METRICS = 16
+"""Names one telemetry request may ask for (`metric=`, repeatable)."""
 
 
 def telemetry_page(
-    conn: sqlite3.Connection, run_id: str, since_seq: int, max_points: int | None
+    conn: sqlite3.Connection,
+    run_id: str,
+    since_seq: int,
+    max_points: int | None,
+    metrics: Sequence[str] = (),
 ) -> tuple[list[str], int | None]:
-    """Sample bodies after `since_seq` (all, one page, or downsampled) and the next cursor."""
+    """Sample bodies after `since_seq` (all, one page, or downsampled) and the next cursor;
+    with `metrics`, each body's `metrics` holds only those names (module docstring)."""
+    bodies, nxt = _page(conn, run_id, since_seq, max_points, tuple(dict.fromkeys(metrics)))
+    if metrics:
+        bodies = [_only(body, metrics) for body in bodies]
+    return bodies, nxt
+
+
+def _only(body: str, names: Sequence[str]) -> str:
+    """`body` with its `metrics` cut to `names` (non-finite values stay "NaN" strings)."""
+    sample = json.loads(body)
+    held = sample.get("metrics") or {}
+    sample["metrics"] = {name: held[name] for name in names if name in held}
+    return json.dumps(sample, separators=(",", ":"))
+
+
+def _page(
+    conn: sqlite3.Connection,
+    run_id: str,
+    since_seq: int,
+    max_points: int | None,
+    metrics: tuple[str, ...],
+) -> tuple[list[str], int | None]:
     row = conn.execute(
         "SELECT MIN(idx) FROM telemetry WHERE run_id=? AND seq>?", (run_id, since_seq)
     ).fetchone()
@@ -44,8 +86,14 @@ def telemetry_page(
             "SELECT body FROM telemetry WHERE run_id=? AND idx>=? ORDER BY idx", (run_id, i0)
         ).fetchall()
         return [str(r[0]) for r in rows], last_seq
-    buckets = max(1, max_points // 2)
-    keep = _extremes(conn, run_id, i0, n, buckets)
+    if metrics:
+        buckets = max(1, (max_points - 1) // (2 * (len(metrics) + 1)))
+        keep = _extremes(conn, run_id, i0, n, buckets)
+        keep |= _metric_extremes(conn, run_id, i0, n, buckets, metrics)
+        keep.add(total - 1)
+    else:
+        buckets = max(1, max_points // 2)
+        keep = _extremes(conn, run_id, i0, n, buckets)
     bodies: list[str] = []
     ordered = sorted(keep)
     for start in range(0, len(ordered), 900):
@@ -116,3 +164,52 @@ def _extremes(conn: sqlite3.Connection, run_id: str, i0: int, n: int, buckets: i
         keep.add(lo_idx)
         keep.add(hi_idx)
     return keep
+
+
+def _rank(value: object) -> float | None:
+    """A stored metric value as an orderable number: NaN above +Infinity; null is None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return math.inf if math.isnan(value) else float(value)
+    if value == "NaN":
+        return math.inf
+    if value in ("Infinity", "-Infinity"):
+        return math.inf if value == "Infinity" else -math.inf
+    return None
+
+
+def _metric_extremes(
+    conn: sqlite3.Connection,
+    run_id: str,
+    i0: int,
+    n: int,
+    buckets: int,
+    names: Sequence[str],
+) -> set[int]:
+    """The idx of each named metric's min and max sample per bucket of [i0, i0 + n).
+
+    NaN ranks above +Infinity and wins a tie with it, so a NaN in a bucket is kept."""
+    paths = ["$.metrics." + json.dumps(name) for name in names]
+    columns = ", ".join("json_extract(body, ?)" for _ in names)
+    rows = conn.execute(
+        f"SELECT idx, {columns} FROM telemetry WHERE run_id=? AND idx>=? ORDER BY idx",  # noqa: S608 - only '?' marks are interpolated
+        (*paths, run_id, i0),
+    )
+    lo: dict[tuple[int, int], tuple[float, int]] = {}
+    hi: dict[tuple[int, int], tuple[float, int, bool]] = {}
+    for row in rows:
+        idx = int(row[0])
+        bucket = min((idx - i0) * buckets // n, buckets - 1)
+        for k, raw in enumerate(row[1:]):
+            value = _rank(raw)
+            if value is None:
+                continue
+            key = (bucket, k)
+            nan = raw == "NaN"
+            if key not in lo or value < lo[key][0]:
+                lo[key] = (value, idx)
+            best = hi.get(key)
+            if best is None or value > best[0] or (nan and not best[2]):
+                hi[key] = (value, idx, nan)
+    return {idx for _v, idx in lo.values()} | {h[1] for h in hi.values()}

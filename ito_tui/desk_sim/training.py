@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import fleet
 from .core import JsonDict, iso
-from .physics import learning_rate, normal, rl_stats, stage_loss, uniform
+from .physics import learning_rate, normal, open_metrics, rl_stats, stage_loss, uniform
 from .stages import StageFlow
 
 PROGRESS_EVERY = 4
@@ -163,6 +164,16 @@ class TrainingFlow(StageFlow):
             "spend_usd": self.spend_json()["usd_spent"],
             "rl": rl_stats(self.seed, qi, frac) if name == "rlvr" else None,
         }
+        sample["metrics"] = open_metrics(
+            self.seed,
+            name,
+            qi,
+            sample=sample,
+            params=params,
+            mem_total_gib=float(fleet.ensure(self.s)["mem_total_gib"]),
+            step_time_s=self.step_time() / self.fleet_pace(),
+            spike_z=spike_z,
+        )
         self.s["last_loss"] = sample["loss"]
         self.emit("telemetry", sample)
         idx = int(self.s["tel_idx"])
