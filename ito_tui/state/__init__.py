@@ -12,6 +12,7 @@ from .fleet_events import NodeIncident
 from .logbuffer import LogBuffer, ShownLine
 from .logfilter import LogFilter
 from .metrics import BY_KEY, METRICS, Metric, Unit
+from .projection import Projection, projection
 from .records import MAX_CHECKPOINTS, MAX_HISTORY, CheckpointFailure, LossSpike, Rewind
 from .run import Outcome, RunState
 from .telemetry import NAN_BIT, NEG_INF_BIT, POS_INF_BIT, Column, SeriesView, TelemetrySeries
@@ -56,6 +57,7 @@ __all__ = [
     "NodeIncident",
     "Outcome",
     "Progress",
+    "Projection",
     "Rewind",
     "RunState",
     "RunTracker",
@@ -70,6 +72,7 @@ __all__ = [
     "fleet_view",
     "progress",
     "progress_of_run",
+    "projection",
     "severity_of",
     "stage_views",
 ]

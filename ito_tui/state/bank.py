@@ -14,6 +14,7 @@ from ito_tui.contract import TelemetrySample
 from ito_tui.format import to_float
 
 from .metrics import METRICS
+from .pace import Pace
 from .telemetry import TelemetrySeries
 
 __all__ = ["MAX_NAME_LEN", "MAX_OPEN_METRICS", "OPEN_RAW", "TelemetryBank"]
@@ -45,6 +46,8 @@ class TelemetryBank:
         self._refused: set[str] = set()
         self.refused_overflow = 0
         """Samples of refused names past the `_MAX_REFUSED` names remembered."""
+        self.pace = Pace()
+        """The current stage's measured step and spend over time (`state.projection`)."""
         self.samples = 0
 
     def __getitem__(self, metric: str) -> TelemetrySeries:
@@ -89,7 +92,9 @@ class TelemetryBank:
         s["goodput_runtime"].append(x, sample.goodput.runtime_frac)
         s["interruptions_per_1k"].append(x, sample.interruptions_per_1k_gpu_hours)
         s["ckpt_write_gb_per_s"].append(x, sample.checkpoint.write_gb_per_s)
-        s["spend_usd"].append(x, to_float(sample.spend_usd))
+        spend = to_float(sample.spend_usd)
+        s["spend_usd"].append(x, spend)
+        self.pace.add(str(sample.stage), x, sample.step, spend)
         rl = sample.rl
         if rl is not None:
             s["rl_reward"].append(x, rl.reward_mean)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from ito_tui.contract import EventBase, Run, TelemetrySample
@@ -18,6 +20,7 @@ from .bank import TelemetryBank
 from .changes import EVERYTHING, NOTHING, Changes, changes
 from .eventlog import EventLog
 from .markers import event_markers
+from .projection import Projection, projection
 from .run import RunState
 from .telemetry import MAX_MARKERS
 from .views import chart_view, progress, stage_views
@@ -26,6 +29,8 @@ if TYPE_CHECKING:
     from .views import ChartView, Progress, StageView
 
 __all__ = ["RunTracker", "rebased"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def rebased(state: RunState, run: Run) -> RunState:
@@ -59,6 +64,9 @@ class RunTracker:
         """The seq of the newest sample in the bank: one at or below it is there already."""
         self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
         """Every chart marker (x, label), kept to re-mark a bank a backfill rebuilds."""
+        self.clock: datetime | None = None
+        """The run's clock: the newest `sim_ts` (else `ts`) of an accepted event or a
+        telemetry sample's `ts` (a sample's time is the run's clock too)."""
 
     @property
     def bank(self) -> TelemetryBank:
@@ -101,6 +109,7 @@ class RunTracker:
             return NOTHING
         after = before.apply(event)
         self.state = after
+        self._tick(event.sim_ts or event.ts)
         self._logged = event.seq
         logged = self.log.append(event) is not None
         if event.type == "resync":
@@ -173,7 +182,12 @@ class RunTracker:
                 self.bank.add_marker(x, label)
         return changes(telemetry=fresh or added > 0)
 
+    def _tick(self, moment: datetime) -> None:
+        if self.clock is None or moment > self.clock:
+            self.clock = moment
+
     def _ingest(self, sample: TelemetrySample) -> None:
+        self._tick(sample.ts)
         x = sample.ts.timestamp()
         self.bank.ingest(sample, x)
         self._sample_seq = sample.seq
@@ -194,3 +208,20 @@ class RunTracker:
 
     def progress(self) -> Progress:
         return progress(self.state)
+
+    def projection(
+        self,
+        *,
+        booking_ends_at: datetime | None = None,
+        budget_usd: Decimal | None = None,
+        now: datetime | None = None,
+    ) -> Projection:
+        """The run's projected finish and spend (`state.projection`). `budget_usd` defaults
+        to the run's own budget, `now` to the run's clock (`clock`)."""
+        if budget_usd is None:
+            budget_usd = progress(self.state).budget_usd
+        if now is None:
+            now = self.clock or _EPOCH  # nothing heard yet: nothing measured either
+        return projection(
+            self.state, self.bank, booking_ends_at=booking_ends_at, budget_usd=budget_usd, now=now
+        )
