@@ -43,11 +43,17 @@ def flood_text(seq: int, rank: int, when: datetime) -> tuple[str, str]:
 
 
 def flood_lines(
-    ctx: LogContext, *, first_seq: int, elapsed_s: float, until: datetime, sim_ts: str
+    ctx: LogContext,
+    *,
+    first_seq: int,
+    elapsed_s: float,
+    since: datetime,
+    until: datetime,
+    sim_ts: str,
 ) -> list[JsonDict]:
-    """The flood's lines for `elapsed_s` wall seconds ending at `until` (wall clock)."""
-    span = max(0.0, min(elapsed_s, MAX_BACKLOG_S))
-    n = int(FLOOD_LINES_PER_S * span)
+    """The flood's lines for `elapsed_s` wall seconds, stamped evenly in (since, until]."""
+    n = int(FLOOD_LINES_PER_S * max(0.0, min(elapsed_s, MAX_BACKLOG_S)))
+    span = max(0.0, (until - since).total_seconds())
     world = ctx.world_size
     lines: list[JsonDict] = []
     for i in range(n):

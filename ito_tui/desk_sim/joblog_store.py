@@ -20,12 +20,12 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from ito_tui.contract import LOG_LEVEL_ORDER
 
-from .core import JsonDict, iso
+from .core import JsonDict, iso, parse_iso
 from .joblog import cut, lines_for
 from .joblog_context import LogContext, context_of
 from .joblog_flood import FLOOD_SCENARIO, flood_lines
@@ -171,13 +171,18 @@ class JobLog:
     def _flood(self, run_id: str, state: JsonDict, ctx: LogContext) -> list[JsonDict]:
         """`log-flood`: the debug lines every rank wrote since the last record (wall clock).
 
-        They go first in the commit, stamped between the last record and now (wall) and
-        at the last record's simulated time, so both clocks stay in seq order.
+        They go first in the commit, stamped (wall) between the last record's engine time
+        and this one's (`updated_at`, the `ts` of the events this commit carries) and at
+        the last record's simulated time, so both clocks stay in seq order. How many is
+        the monotonic time elapsed times the rate.
         """
-        mono, wall = time.monotonic(), datetime.now(UTC)
-        created = datetime.fromisoformat(str(state["run"]["created_at"]).replace("Z", "+00:00"))
-        sim_now = iso(created + timedelta(seconds=float(state["clock"])))
+        mono = time.monotonic()
+        run = state["run"]
+        wall = parse_iso(str(run["updated_at"]))
+        sim_now = iso(parse_iso(str(run["created_at"])) + timedelta(seconds=float(state["clock"])))
         last = self._flood_from.get(run_id)
+        if last is not None and wall < last[1]:
+            wall = last[1]  # the wall clock stepped back: never stamp before a stored line
         self._flood_from[run_id] = (mono, wall, sim_now)
         if last is None or state.get("done"):
             return []
@@ -185,6 +190,7 @@ class JobLog:
             ctx,
             first_seq=self.store.last_seq(run_id) + 1,
             elapsed_s=mono - last[0],
+            since=last[1],
             until=wall,
             sim_ts=last[2],
         )

@@ -1,0 +1,55 @@
+"""Scenario `log-flood`: >= 10,000 debug lines a second from every rank, streamed live."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+from typing import Any
+
+import httpx
+
+from ito_tui.contract import LogLine
+
+from .helpers import Message, create_run, key, wait_for
+from .logs_support import lines_of, read_logs
+
+WINDOW = timedelta(seconds=1)
+
+
+def _spans_enough(messages: list[Message]) -> bool:
+    """Stop reading once the lines cover 1.5 s of the server's clock (or 60,000 lines)."""
+    if len(messages) >= 60_000:
+        return True
+    if len(messages) % 500:
+        return False
+    first = LogLine.model_validate_json(messages[0].data).ts
+    last = LogLine.model_validate_json(messages[-1].data).ts
+    return last - first >= WINDOW * 1.5
+
+
+def test_log_flood_streams_at_least_ten_thousand_lines_a_second_from_every_rank(
+    sim_factory: Any,
+) -> None:
+    # Slow enough that the run outlives the measurement; cancelled at the end.
+    sim = sim_factory(scenario="log-flood", speed=20_000.0)
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        run = create_run(client)
+        rid = run["run_id"]
+        status, messages = read_logs(client, rid, params={"tail": 0}, until=_spans_enough)
+        assert status == 200
+        lines = lines_of(messages)
+        assert client.post(f"/v1/runs/{rid}/cancel", headers=key()).status_code == 202
+        wait_for(client, rid, lambda r: r["state"] == "cancelled")
+    # A window of the server's own clock, a little after the stream began.
+    start = lines[0].ts + timedelta(seconds=0.2)
+    window = [x for x in lines if start <= x.ts < start + WINDOW]
+    assert len(window) >= 10_000
+    flood = [x for x in window if x.level == "debug"]
+    assert len(flood) >= 10_000
+    world = run["plan"]["world_size"]
+    assert {x.rank for x in flood} == set(range(world))
+    assert {x.source for x in flood} == {"nccl", "dataloader", "trainer"}
+    assert all(x.text.startswith(f"[rank{x.rank}]:") for x in flood)
+    assert [x.seq for x in lines] == list(range(lines[0].seq, lines[0].seq + len(lines)))
+    assert all(a.ts <= b.ts for a, b in itertools.pairwise(lines))
+    assert all(a.sim_ts and b.sim_ts and a.sim_ts <= b.sim_ts for a, b in itertools.pairwise(lines))
