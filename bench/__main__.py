@@ -38,6 +38,12 @@ BENCHMARKS: dict[str, tuple[str, tuple[int, ...], str]] = {
     "fanout": ("b_fanout", (11,), "desk_sim: 100 SSE watchers, lag p99"),
     "telemetry_query": ("b_telemetry_query", (12,), "GET telemetry max_points=600 at 10^6"),
     "alert_burst": ("b_alerts", (13,), "key→screen latency in 3,000 alerts vs 3,000 events"),
+    "logs_flood": (
+        "b_logs_flood",
+        (18,),
+        "18.13/18.14 a 12,000 lines/s log flood, Logs shown/hidden",
+    ),
+    "nodes_tab": ("b_nodes", (18,), "18.15 Nodes tab, 128 nodes x 8 GPUs every 5 s: CPU, bytes"),
     "logs_cli": ("b_logs_cli", (18,), "18.16 `ito-tui logs --tail 100000 --json` lines/s"),
 }
 

@@ -113,16 +113,30 @@ class LiveRun:
         ).raise_for_status()
 
     def sent(self) -> int:
-        return int(httpx.get(f"{self.proxy.url}/bench/stats", timeout=10).json()["sent"])
+        return int(self.stats()["sent"])
+
+    def stats(self) -> dict[str, Any]:
+        """The proxy's counters (events and log lines sent, open streams, fleet requests)."""
+        doc: dict[str, Any] = httpx.get(f"{self.proxy.url}/bench/stats", timeout=10).json()
+        return doc
+
+    def set_log_rate(self, rate: float) -> None:
+        """The job-log flood's rate (lines/s) from now on (`--log-rate` given to the proxy)."""
+        httpx.post(
+            f"{self.proxy.url}/bench/lograte", params={"value": rate}, timeout=10
+        ).raise_for_status()
 
 
 _LISTENING = re.compile(rb"listening on (http://\S+)")
 
 
 @contextmanager
-def live_run(ctx: Context, rate: float, *, stage: str = "pretrain") -> Iterator[LiveRun]:
+def live_run(
+    ctx: Context, rate: float, *, stage: str = "pretrain", proxy_args: tuple[str, ...] = ()
+) -> Iterator[LiveRun]:
     """desk_sim runs a run fast until `stage`, is restarted nearly frozen on the same DB, and
-    the rate proxy serves that run's event stream at `rate` events/s."""
+    the rate proxy serves that run's event stream at `rate` events/s (`proxy_args`: more
+    options of bench/rate_server.py, e.g. a log flood or a big fleet)."""
     with tempfile.TemporaryDirectory(prefix="ito-bench-live-") as tmp:
         db = Path(tmp) / "sim.db"
         with backend(speed=600.0, scenario="happy", db=db) as fast:
@@ -133,7 +147,7 @@ def live_run(ctx: Context, rate: float, *, stage: str = "pretrain") -> Iterator[
         with backend(speed=0.001, scenario="happy", db=db) as slow:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "bench.rate_server", "--upstream", slow.url,
-                 "--run-id", run_id, "--rate", str(rate)],
+                 "--run-id", run_id, "--rate", str(rate), *proxy_args],
                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )  # fmt: skip
             try:

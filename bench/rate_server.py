@@ -13,6 +13,15 @@ mix); `GET /bench/stats` returns the events sent so far.
 Bodies come from a template filled per event (seq, step, tokens, loss), so
 the server spends a few µs per event even at 10^4 events/s.
 
+For issue 18's benchmarks it can also serve, for that run only, a job-log flood
+(`--log-rate R` lines/s on a global clock, `POST /bench/lograte?value=R`; the stream
+honours `tail=`, `Last-Event-ID`/`since_seq=` and sends `log.truncated` past
+`LOG_RETENTION`; `/logs/page` pages over the same lines; a request with a filter goes
+to desk_sim) and a fleet of `--fleet-nodes N` nodes whose counters move at every
+request (`bench/diagnose_data.py`); `POST /bench/burst?n=1&kind=fleet` sends a
+`straggler.detected` / `straggler.cleared` in turn, with the fleet changed to match.
+`GET /bench/stats` also counts log lines sent, open log streams and fleet requests.
+
 It prints `rate server listening on http://127.0.0.1:PORT` once it accepts.
 """
 
@@ -36,7 +45,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from .diagnose_data import Fleet, Flood, page
 from .events import progress_json, slo_json, telemetry_json
+
+LOG_RETENTION = 100_000
+LOG_FILTERS = ("rank", "level", "source", "q")
 
 _HOP = {"host", "content-length", "connection", "transfer-encoding", "content-encoding"}
 SEQ, STEP, TOKENS, LOSS = 987654321, 123456789, 517769445, "4.44444"
@@ -87,8 +100,20 @@ def _now() -> str:
 class RateServer:
     """The proxy's state: upstream client, rate, counters."""
 
-    def __init__(self, upstream: str, run_id: str, rate: float, first_step: int) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        run_id: str,
+        rate: float,
+        first_step: int,
+        log_rate: float | None = None,
+        fleet_nodes: int = 0,
+    ) -> None:
         self.upstream = httpx.AsyncClient(base_url=upstream, timeout=30.0)
+        self.flood = Flood(log_rate) if log_rate is not None else None
+        self.fleet = Fleet(fleet_nodes) if fleet_nodes else None
+        self.log_sent = 0
+        self.log_streams = 0
         self.run_id = run_id
         self.rate = rate
         self.rate_changed = 0.0
@@ -137,6 +162,8 @@ class RateServer:
                         seq += 1
                         if kind == "slo":
                             parts.append(self.templates.slo(seq, ts))
+                        elif kind == "fleet" and self.fleet is not None:
+                            parts.append(self.fleet.straggle(seq, self.run_id))
                         else:
                             step = self.first_step + (seq - self.start_seq)
                             parts.append(self.templates.message(seq, step, ts))
@@ -178,7 +205,92 @@ class RateServer:
         return Response(r.content, status_code=r.status_code, headers=out)
 
     async def stats(self, request: Request) -> Response:
-        return JSONResponse({"sent": self.sent, "streams": self.streams, "rate": self.rate})
+        return JSONResponse(
+            {
+                "sent": self.sent,
+                "streams": self.streams,
+                "rate": self.rate,
+                "log_sent": self.log_sent,
+                "log_streams": self.log_streams,
+                "log_seq": self.flood.advance(time.monotonic()) if self.flood else 0,
+                "fleet_requests": self.fleet.requests if self.fleet else 0,
+            }
+        )
+
+    # ------------------------------------------------------------ issue 18
+
+    def _ours(self, request: Request, what: object) -> bool:
+        if request.path_params["run_id"] != self.run_id or what is None:
+            return False
+        return not any(k in request.query_params for k in LOG_FILTERS)
+
+    async def logs(self, request: Request) -> Response:
+        if not self._ours(request, self.flood):
+            return await self.proxy(request)
+        assert self.flood is not None
+        newest = self.flood.advance(time.monotonic())
+        resume = request.headers.get("last-event-id") or request.query_params.get("since_seq")
+        dropped = 0
+        if resume is not None and resume.isdigit():
+            start = int(resume) + 1
+            oldest = max(1, newest - LOG_RETENTION + 1)
+            if start < oldest:
+                start, dropped = oldest, oldest - start
+        else:
+            tail = int(request.query_params.get("tail", "200"))
+            start = max(1, newest - tail + 1)
+        return StreamingResponse(
+            self._log_stream(start, dropped),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    async def _log_stream(self, nxt: int, dropped: int) -> AsyncIterator[str]:
+        assert self.flood is not None
+        self.log_streams += 1
+        try:
+            yield "retry: 3000\n\n"
+            if dropped:
+                yield f'event: log.truncated\ndata: {{"dropped":{dropped}}}\n\n'
+            quiet = time.monotonic()
+            while True:
+                newest = self.flood.advance(time.monotonic())
+                if newest >= nxt:
+                    upto = min(newest, nxt + 5_000 - 1)  # a backlog goes in pieces
+                    yield self.flood.lines(nxt, upto)
+                    self.log_sent += upto - nxt + 1
+                    nxt, quiet = upto + 1, time.monotonic()
+                    if nxt <= newest:
+                        await asyncio.sleep(0)
+                        continue
+                elif time.monotonic() - quiet > 5.0:
+                    quiet = time.monotonic()
+                    yield ": keepalive\n\n"
+                await asyncio.sleep(0.01)
+        finally:
+            self.log_streams -= 1
+
+    async def log_page(self, request: Request) -> Response:
+        if not self._ours(request, self.flood):
+            return await self.proxy(request)
+        assert self.flood is not None
+        newest = self.flood.advance(time.monotonic())
+        before = request.query_params.get("before_seq")
+        limit = min(int(request.query_params.get("limit", "500")), 1000)
+        body = page(int(before) if before else None, limit, newest)
+        return Response(body, media_type="application/json")
+
+    async def fleet_snapshot(self, request: Request) -> Response:
+        if request.path_params["run_id"] != self.run_id or self.fleet is None:
+            return await self.proxy(request)
+        return Response(self.fleet.snapshot(), media_type="application/json")
+
+    async def set_log_rate(self, request: Request) -> Response:
+        if self.flood is None:
+            self.flood = Flood(0.0)
+        self.flood.advance(time.monotonic())  # lines so far at the old rate
+        self.flood.rate = float(request.query_params["value"])
+        return JSONResponse({"log_rate": self.flood.rate})
 
     async def burst(self, request: Request) -> Response:
         n = int(request.query_params["n"])
@@ -199,7 +311,11 @@ def make_app(server: RateServer) -> Starlette:
             Route("/bench/stats", server.stats),
             Route("/bench/rate", server.set_rate, methods=["POST"]),
             Route("/bench/burst", server.burst, methods=["POST"]),
+            Route("/bench/lograte", server.set_log_rate, methods=["POST"]),
             Route("/v1/runs/{run_id}/events", server.events),
+            Route("/v1/runs/{run_id}/logs", server.logs),
+            Route("/v1/runs/{run_id}/logs/page", server.log_page),
+            Route("/v1/runs/{run_id}/fleet", server.fleet_snapshot),
             Route("/{path:path}", server.proxy, methods=methods),
         ]
     )
@@ -211,12 +327,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--run-id", required=True)
     parser.add_argument("--rate", type=float, default=1.0)
     parser.add_argument("--first-step", type=int, default=100_000)
+    parser.add_argument("--log-rate", type=float, help="serve a job-log flood at this rate")
+    parser.add_argument("--fleet-nodes", type=int, default=0, help="serve a fleet this big")
     args = parser.parse_args(argv)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = make_app(RateServer(args.upstream, args.run_id, args.rate, args.first_step))
+    app = make_app(
+        RateServer(
+            args.upstream, args.run_id, args.rate, args.first_step, args.log_rate, args.fleet_nodes
+        )
+    )
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
     server = uvicorn.Server(config)
 

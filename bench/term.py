@@ -238,6 +238,12 @@ class TermProcess:
     def write(self, data: bytes) -> None:
         os.write(self._master, data)
 
+    def resize(self, cols: int, rows: int) -> None:
+        """Give the terminal a new size and tell the program (SIGWINCH): a full repaint."""
+        fcntl.ioctl(self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGWINCH)
+
     # ------------------------------------------------------------ measuring
 
     def cpu(self) -> float:
