@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 CAPABILITY = "runs.fleet"
+MIN_DELAY_S = 0.01
 MAX_BACKOFF_S = 60.0
 """After failures the wait doubles up to this (an unreachable fleet endpoint is not
 asked every five seconds for hours)."""
@@ -175,6 +176,8 @@ class FleetRefresh:
             return  # one is armed already, at least as early
         self._cancel()
         self._due = due
+        # Textual's timer divides by its delay: "at once" is the next few milliseconds.
+        delay = max(MIN_DELAY_S, delay)
         self._timer = self.host.set_timer(delay, self._fire, name="fleet-refresh")
 
     def _cancel(self) -> None:

@@ -44,18 +44,19 @@ def fleet(
     failed: int | None = None,
     per_replica: int = 1,
     tick: int = 0,
+    tick_node: int = 1,
 ) -> Fleet:
     """A fleet of `nodes` nodes (`per_replica` to a replica); node `straggler` (1-based)
-    throttles, node `failed` is down. `tick` moves one GPU's temperature of node 1 by a
-    degree per tick (a refresh that changes one cell)."""
+    throttles, node `failed` is down. `tick` warms GPU 0 of node `tick_node` by that many
+    degrees (a refresh that changes one cell)."""
     replicas = max(1, nodes // per_replica)
     lost = None if failed is None else f"r{(failed - 1) // per_replica}"
     node_rows = []
     for i in range(1, nodes + 1):
         hot, dead = i == straggler, i == failed
         gpus = [_gpu(g, i, hot=hot, dead=dead) for g in range(8)]
-        if i == 1 and tick and not dead:
-            gpus[0]["temp_c"] = 66.0 + tick
+        if i == tick_node and tick and not dead:
+            gpus[0]["temp_c"] += tick
         p50 = 1.52 if hot else 1.11 + 0.01 * (i % 3)
         node_rows.append(
             {

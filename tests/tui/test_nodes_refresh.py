@@ -18,7 +18,7 @@ import pytest
 
 from ito_tui.client import ItoError
 from ito_tui.contract import Fleet
-from ito_tui.tui.run_fleet import MAX_BACKOFF_S, FleetRefresh, RefreshPlan
+from ito_tui.tui.run_fleet import MAX_BACKOFF_S, MIN_DELAY_S, FleetRefresh, RefreshPlan
 from tests.support.caps import capabilities
 from tests.support.fakes import FakeClient
 
@@ -142,7 +142,7 @@ async def test_shown_fetches_at_once_then_every_interval_after_the_last_finished
     client, clock = GatedClient(), [0.0]
     refresh, host, sink = loop(client, clock)
     refresh.show()
-    assert [t.delay for t in host.armed()] == [0.0]
+    assert [t.delay for t in host.armed()] == [MIN_DELAY_S]
     client.gate.set()
     await host.fire()
     assert len(sink.fetched) == 1 and client.fleet_reads == ["run_7f3a9c"]
@@ -171,7 +171,7 @@ async def test_no_request_is_armed_while_one_is_in_flight_whatever_the_events() 
     client.gate.set()
     await asyncio.gather(*host.tasks)
     # The events asked for an earlier one: the limit after the last *start* (long past).
-    assert [t.delay for t in host.armed()] == [0.0]
+    assert [t.delay for t in host.armed()] == [MIN_DELAY_S]
     assert refresh.requests == 1
 
 
@@ -191,7 +191,7 @@ async def test_hidden_arms_nothing_and_shown_again_fetches_when_the_limit_allows
     refresh.hide()
     clock[0] = 60.0
     refresh.show()  # long after: at once
-    assert [t.delay for t in host.armed()] == [0.0]
+    assert [t.delay for t in host.armed()] == [MIN_DELAY_S]
 
 
 async def test_a_fleet_event_brings_the_next_refresh_forward() -> None:

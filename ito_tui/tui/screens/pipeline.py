@@ -232,6 +232,7 @@ class PipelineScreen(RunActions, RunLending):
         self._mark(changes)
         if not changes:
             return  # history (from before the snapshot) or a duplicate: no alert, no modal
+        self._fleet.observe(event)  # a fleet event: the Nodes tab refreshes sooner
         # Stage times are on the backend's (simulated, in a demo) clock: compare like with like.
         self._last_event_ts = event.sim_ts or event.ts
         after = self.run_state

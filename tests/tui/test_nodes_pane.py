@@ -1,0 +1,167 @@
+"""The run screen's Nodes tab, as the operator drives it: the real app (`make_app`) over the
+support fake's run and fleet (`nodes_fakes`), keys only, read through the pane's rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+
+from ito_tui.contract import make_event
+from ito_tui.tui.screens.pipeline import PipelineScreen
+from ito_tui.tui.widgets.fleet_table import FleetTable
+from ito_tui.tui.widgets.nodes_pane import MISSING_TEXT, NodesPane
+from tests.support.apps import settle, snapshot_app
+from tests.support.caps import capabilities
+
+from .nodes_fakes import fleet, host
+from .pipeline_fakes import NOW, RUN_ID, FakeRunClient, pretrain_script
+from .pipeline_live import shown_pipeline, wait_for
+from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
+from .silence_fakes import QueueClient
+
+FAST = 0.05
+"""A refresh limit for tests that count refreshes (the backend's `fleet_refresh_s`)."""
+
+
+def client_for(fleet_model: Any, *, refresh_s: float = 5.0, **kw: Any) -> FakeRunClient:
+    return FakeRunClient(
+        script=pretrain_script().events,
+        fleet_model=fleet_model,
+        caps=capabilities(fleet_refresh_s=refresh_s),
+        **kw,
+    )
+
+
+async def open_nodes(pilot: Pilot[Any]) -> tuple[PipelineScreen, NodesPane, FleetTable]:
+    await settle(pilot)
+    screen = await shown_pipeline(pilot, pilot.app)  # type: ignore[arg-type]
+    await pilot.press("5")
+    pane = screen.query_one(NodesPane)
+    return screen, pane, pane.query_one(FleetTable)
+
+
+def rows(table: FleetTable) -> list[str]:
+    return [table.line_text(i) for i in range(table.line_count)]
+
+
+def fits(table: FleetTable) -> bool:
+    width = table.scrollable_content_region.width
+    return all(len(line) <= width for line in rows(table))
+
+
+async def test_a_straggler_shows_first_with_glyph_and_word_and_s_cycles_the_sort() -> None:
+    client = client_for(fleet(straggler=2))
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        _, pane, table = await open_nodes(pilot)
+        await wait_for(pilot, lambda: pane.view is not None, what="the fleet")
+        assert client.fleet_reads == [RUN_ID]
+        lines = rows(table)
+        # At 80 columns (a 37-column tab) a node takes two rows: state, host, p50; GPUs.
+        assert len(lines) == 8 and fits(table)
+        assert lines[0].startswith(f"▲ straggler {host(2)} 1.52s")
+        # Its 8 GPUs: half used (▅), hot (89–93 °C); 1.36× the fleet's median step.
+        assert lines[1].split() == ["▅93▅91▅89▅92▅90▅93▅91▅89", "1.36×"]
+        assert all(line.startswith("✓ healthy") for line in lines[2::2])
+        await pilot.press("s")  # by name
+        assert [line.split()[2] for line in rows(table)[::2]] == [host(i) for i in range(1, 5)]
+        await pilot.press("s")  # slowest first: the straggler again
+        assert rows(table)[0].startswith("▲ straggler")
+        await pilot.press("s")
+        assert pane.sort == "worst"
+
+
+async def test_during_a_failure_the_failed_node_is_first_and_the_quorum_says_below() -> None:
+    client = client_for(fleet(straggler=2, failed=3))
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        _, pane, table = await open_nodes(pilot)
+        await wait_for(pilot, lambda: pane.view is not None, what="the fleet")
+        lines = rows(table)
+        assert len(lines) == 4 and fits(table)  # one row each at 120 columns
+        assert lines[0].startswith(f"✗ failed    {host(3)}")
+        assert "xid 1 nccl 2" in lines[0]
+        assert lines[1].startswith("▲ straggler")
+        quorum = pane.query_one("#fleet-quorum")
+        assert quorum.has_class("-below")
+        assert "below minimum" in str(quorum.render())
+        replicas = str(pane.query_one("#fleet-replicas").render())
+        assert "✗ r2 lost step 12,100" in replicas
+
+
+async def test_128_nodes_scroll_and_a_refresh_repaints_only_what_changed() -> None:
+    client = client_for(fleet(128, per_replica=8, straggler=77), refresh_s=FAST)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        _, pane, table = await open_nodes(pilot)
+        await wait_for(pilot, lambda: pane.view is not None, what="the fleet")
+        assert table.line_count == 128 and rows(table)[0].startswith(f"▲ straggler {host(77)}")
+        assert table.max_scroll_y > 0
+        await pilot.press("end")
+        assert table.scroll_offset.y == table.max_scroll_y
+        await pilot.press("home")
+        assert table.scroll_offset.y == 0
+        # One GPU's temperature moves a degree: that cell is repainted, not the table.
+        before = table.repainted_cells
+        client.fleet_model = fleet(128, per_replica=8, straggler=77, tick=1, tick_node=77)
+        await wait_for(pilot, lambda: pane.fleet is client.fleet_model, what="the refresh")
+        await pilot.pause()
+        assert 0 < table.repainted_cells - before <= 2
+
+
+async def test_hidden_the_tab_asks_nothing_and_shown_it_refreshes_again() -> None:
+    client = client_for(fleet(), refresh_s=FAST)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.pause(5 * FAST)
+        assert client.fleet_reads == []  # never shown: never asked
+        await open_nodes(pilot)
+        await wait_for(pilot, lambda: len(client.fleet_reads) >= 3, what="refreshes")
+        await pilot.press("1")
+        hidden_at = len(client.fleet_reads)
+        await pilot.pause(10 * FAST)
+        assert len(client.fleet_reads) <= hidden_at + 1  # at most the one in flight
+        await pilot.press("5")
+        await wait_for(pilot, lambda: len(client.fleet_reads) > hidden_at + 1, what="refresh")
+
+
+async def test_a_fleet_event_on_the_stream_asks_the_tab_for_an_earlier_refresh() -> None:
+    client = QueueClient(
+        script=pretrain_script().events,
+        fleet_model=fleet(),
+        caps=capabilities(fleet_refresh_s=3600.0),
+    )
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, pane, _ = await open_nodes(pilot)
+        await wait_for(pilot, lambda: pane.view is not None, what="the fleet")
+        refresher = pane.refresher
+        assert refresher is not None
+        pokes: list[int] = []
+        refresher.poke = lambda: pokes.append(1)  # type: ignore[method-assign]
+        seq = screen.tracker.last_seq
+        data = {"hostname": host(3), "replica_id": "r2", "fault_id": "f2"}
+        event = make_event("node.failed", seq=seq + 1, run_id=RUN_ID, ts=NOW.isoformat(), data=data)
+        await client.more.put(event)
+        await wait_for(pilot, lambda: screen.tracker.last_seq == seq + 1, what="the event")
+        assert pokes == [1]
+
+
+async def test_without_the_capability_the_tab_says_so_and_nothing_else_changes() -> None:
+    client = FakeRunClient(
+        script=pretrain_script().events,
+        fleet_model=fleet(),
+        caps=capabilities(missing=["runs.fleet"]),
+    )
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, pane, _ = await open_nodes(pilot)
+        await pilot.pause()
+        assert pane.has_class("-missing") and pane.missing
+        assert str(pane.query_one("#fleet-status").render()) == MISSING_TEXT
+        assert client.fleet_reads == []
+        assert app.screen is screen  # no capability screen, the run screen as it was
+        await pilot.press("1")
+        assert screen.query_one("#tabs").active == "tab-telemetry"  # type: ignore[attr-defined]
