@@ -249,7 +249,11 @@ class Engine(IncidentFlow):
         return any(p["status"] == "pending" for p in self.s["proposals"].values())
 
     def speed(self) -> float:
-        return self.human_speed() if self.wants_human() else float(self.s["speed"])
+        """Simulated seconds per wall second now: human speed while a person decides, and
+        `watch` times slower while a failure the scenario wants watched plays out."""
+        base = self.human_speed() if self.wants_human() else float(self.s["speed"])
+        watch = self.s.get("watch")
+        return base / float(watch) if watch else base
 
     # ------------------------------------------------------------ time
 
@@ -257,7 +261,7 @@ class Engine(IncidentFlow):
         """Handle every queued item due at or before simulated time `until`."""
         self.now = now
         handled = 0
-        human = self.wants_human()
+        pace = self.speed()
         queue: list[list[Any]] = self.s["queue"]
         while queue and queue[0][0] <= until and handled < MAX_ITEMS_PER_ADVANCE:
             at, _n, kind, args = queue.pop(0)
@@ -271,9 +275,9 @@ class Engine(IncidentFlow):
                 # last fleet snapshot (ages, counters) is the same in every replay.
                 self.s["clock"] = self.t
             queue = self.s["queue"]
-            if not human and self.wants_human():
-                # A person has to decide: stop here, so the clock runs at human speed
-                # from this moment on (the caller's next tick uses `speed()`).
+            if self.speed() < pace:
+                # A person has to decide, or a failure is to be watched: stop here, so the
+                # clock runs slower from this moment on (the next tick uses `speed()`).
                 until = self.t
                 break
         self.t = max(self.t, until) if handled < MAX_ITEMS_PER_ADVANCE else self.t
@@ -342,6 +346,7 @@ class Engine(IncidentFlow):
                 detect_s=float(params.get("detect_s", 120.0)),
                 resume_s=float(params.get("resume_s", 480.0)),
                 node=params.get("node"),
+                watch=float(params["watch"]) if params.get("watch") else None,
             )
         elif kind == "loss_spike":
             incident.update(

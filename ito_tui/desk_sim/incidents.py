@@ -134,6 +134,9 @@ class IncidentFlow(FleetFlow):
             "slo_breached": [],
         }
         self.run["faults"].append(fault)
+        # A scenario may want this failure watched: the clock runs `watch` times slower
+        # until it is recovered (showcase: the demo's ~12 s from failure to spare in).
+        self.s["watch"] = incident.get("watch")
         if hang:
             # Heartbeats go on (the processes live); no step, telemetry or progress until
             # the backend's own watchdog notices, HANG_DETECT_S later.
@@ -189,6 +192,7 @@ class IncidentFlow(FleetFlow):
         train["step"] = float(to_step)
         fault.update(resumed_after_s=resume, lost_steps=lost, recovered=True)
         self.fleet_fault_recovered(fault)
+        self.s["watch"] = None
         self.emit(
             "fault.recovered",
             {
