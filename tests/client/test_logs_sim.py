@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,9 +20,11 @@ from ito_tui.client import CapabilityMissing, ItoClient, RetryPolicy, StreamPoli
 from ito_tui.client.loglines import LogQuery
 from ito_tui.contract import LogLine, LogTruncated, TrainingSpec
 from ito_tui.desk_sim import create_app
+from tests.simproc import SimProcess
 from tests.support.servers import TOKENS, ServerThread, sim_config
 
 from .tcpproxy import TcpProxy
+from .test_desk_sim import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -181,3 +184,38 @@ async def test_a_scaffold_backend_offers_no_logs_and_is_never_asked(
         with pytest.raises(CapabilityMissing) as paged:
             await client.log_page("run_x")
     assert streamed_.value.capability == paged.value.capability == "runs.logs"
+
+
+@pytest.mark.faults
+async def test_sigkill_restarts_mid_run_lose_and_repeat_no_log_line(tmp_path: Path) -> None:
+    """SIGKILL the backend twice while following its log: every line once, as stored."""
+    port = free_port()
+    sim = SimProcess(tmp_path / "sim.db", port=port, speed=3000, scenario="happy", heartbeat=0.5)
+    sim.start()
+    try:
+        async with connect(sim.url) as client:
+            run_id = await start_run(client)
+            got: list[LogLine] = []
+            stream = client.logs(run_id, since_seq=0)
+
+            async def follow() -> None:
+                async for item in stream:
+                    assert isinstance(item, LogLine)
+                    got.append(item)
+
+            follower = asyncio.create_task(follow())
+            kills = 0
+            while not follower.done() and kills < 2:
+                await asyncio.sleep(0.5)
+                if got and not follower.done():
+                    await asyncio.to_thread(sim.restart)
+                    kills += 1
+            async with asyncio.timeout(60):
+                await follower
+            assert kills == 2, "the run ended before the backend could be killed twice"
+            assert stream.state.reconnects >= 2
+            stored = await whole_log(client, run_id)
+    finally:
+        sim.kill()
+    assert [line.seq for line in got] == [line.seq for line in stored]
+    assert got == stored
