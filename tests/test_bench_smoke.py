@@ -57,3 +57,63 @@ def test_a_run_measures_ito_tui_byte_compiled(tmp_path: Path) -> None:
         if header != struct.pack("<II", int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF):
             stale.append(str(source.relative_to(ROOT)))
     assert stale == []
+
+
+def test_quick_logs_cli_writes_its_18_16_record(tmp_path: Path) -> None:
+    from bench.b_logs_cli import TARGET as LINES_TARGET
+
+    assert main(["--quick", "--out", str(tmp_path), "logs_cli"]) == 0
+    (rec,) = json.loads(next(tmp_path.glob("*-quick.json")).read_text())["records"]
+    assert (rec["id"], rec["sub"], rec["name"], rec["unit"]) == (18, ".16", "logs_cli", "lines/s")
+    value, base = rec["value"], rec["baseline"]
+    assert len(value["runs"]) >= 2 and len(base["runs"]) == len(value["runs"])
+    assert all(math.isfinite(v) and v > 0 for v in value["runs"] + base["runs"])
+    assert rec["met"] is (value["median"] >= LINES_TARGET)
+    assert rec["ratio"] == value["median"] / base["median"]
+
+
+def test_the_proxys_flood_and_fleet_are_what_the_client_accepts(sim_factory, serve_asgi) -> None:
+    """What 18.13-18.15 show the app is valid v1.1 data: the client reads the proxy's log
+    (tail, exact resume, a truncation past retention, pages) and its 128-node fleet."""
+    import asyncio
+
+    import httpx
+    from pydantic import SecretStr
+
+    from bench.rate_server import LOG_RETENTION, RateServer, make_app
+    from ito_tui.client import ItoClient
+    from ito_tui.contract import LogTruncated
+    from tests.sim.helpers import create_run
+
+    sim = sim_factory()
+    with httpx.Client(base_url=sim.url, headers=sim.headers()) as c:
+        run_id = str(create_run(c)["run_id"])
+    server = RateServer(sim.url, run_id, 0.0, 1000, log_rate=50_000.0, fleet_nodes=128)
+    url = serve_asgi(make_app(server))
+
+    async def read(stream: object, n: int) -> list[object]:
+        out = []
+        async for item in stream:  # type: ignore[attr-defined]
+            out.append(item)
+            if len(out) == n:
+                break
+        await stream.aclose()  # type: ignore[attr-defined]
+        return out
+
+    async def check() -> None:
+        async with ItoClient(url, token=SecretStr(sim.token)) as client:
+            first, second = await client.fleet(run_id), await client.fleet(run_id)
+            assert len(first.nodes) == 128 and all(len(n.gpus) == 8 for n in first.nodes)
+            assert first.nodes[0].gpus != second.nodes[0].gpus  # a new sample per request
+            lines = await read(await client.logs(run_id, tail=50), 500)
+            seqs = [line.seq for line in lines]  # type: ignore[attr-defined]
+            assert seqs == list(range(seqs[0], seqs[0] + 500))
+            again = await read(await client.logs(run_id, since_seq=seqs[-1]), 3)
+            assert [x.seq for x in again] == [seqs[-1] + 1, seqs[-1] + 2, seqs[-1] + 3]  # type: ignore[attr-defined]
+            await asyncio.sleep((LOG_RETENTION + 10_000) / 50_000)
+            old = await read(await client.logs(run_id, since_seq=seqs[-1]), 2)
+            assert isinstance(old[0], LogTruncated) and old[0].dropped > 0
+            page = await client.log_page(run_id, limit=20)
+            assert len(page.items) == 20 and page.next_before_seq == page.items[0].seq
+
+    asyncio.run(check())
