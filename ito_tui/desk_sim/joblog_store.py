@@ -111,23 +111,27 @@ class LogStore:
             )
         return len(rows)
 
-    def after(self, run_id: str, seq: int, query: LogQuery, limit: int) -> list[tuple[int, str]]:
-        """(seq, body) of matching lines after `seq`, oldest first."""
+    def after(
+        self, run_id: str, seq: int, upto: int, query: LogQuery, limit: int
+    ) -> list[tuple[int, str]]:
+        """(seq, body) of matching lines in (seq, upto], oldest first, at most `limit`."""
         where, args = query.where()
         return self._rows(
-            f"SELECT seq, body FROM logs WHERE run_id=? AND seq>?{where} ORDER BY seq LIMIT ?",  # noqa: S608 - placeholders only
-            [run_id, seq, *args, limit],
+            "SELECT seq, body FROM logs WHERE run_id=? AND seq>? AND seq<=?"  # noqa: S608 - placeholders only
+            f"{where} ORDER BY seq LIMIT ?",
+            [run_id, seq, upto, *args, limit],
         )
 
     def before(
-        self, run_id: str, before_seq: int | None, query: LogQuery, limit: int
+        self, run_id: str, before_seq: int, floor: int, query: LogQuery, limit: int
     ) -> list[tuple[int, str]]:
-        """(seq, body) of the newest `limit` matching lines before `before_seq`, oldest first."""
+        """(seq, body) of the newest `limit` matching lines in [floor, before_seq), oldest
+        first."""
         where, args = query.where()
-        bound = 2**62 if before_seq is None else before_seq
         rows = self._rows(
-            f"SELECT seq, body FROM logs WHERE run_id=? AND seq<?{where} ORDER BY seq DESC LIMIT ?",  # noqa: S608 - placeholders only
-            [run_id, bound, *args, limit],
+            "SELECT seq, body FROM logs WHERE run_id=? AND seq<? AND seq>=?"  # noqa: S608 - placeholders only
+            f"{where} ORDER BY seq DESC LIMIT ?",
+            [run_id, before_seq, floor, *args, limit],
         )
         rows.reverse()
         return rows

@@ -24,6 +24,7 @@ per line.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -40,6 +41,8 @@ from .runtime import Desk
 from .sse import RETRY_MS, position
 
 BATCH = 500
+SCAN_WINDOW = 20_000
+"""Seqs one query scans at most: bounds how long a filtered scan holds the event loop."""
 PAGE_LIMIT_MAX = 1000
 TAIL_MAX = 100_000
 
@@ -103,12 +106,29 @@ def gap(desk: Desk, run_id: str, last: int) -> tuple[bytes, int] | None:
     return truncated(first - 1 - last, first - 1), first - 1
 
 
+async def newest(
+    desk: Desk, run_id: str, query: LogQuery, before: int, want: int, *, floor: int = 0
+) -> list[tuple[int, str]]:
+    """The newest `want` matching lines in [floor, before), oldest first.
+
+    Scanned back `SCAN_WINDOW` seqs at a time with the event loop let go in between: a
+    `q=` is a scan, and 100,000 lines at once would stall every run and stream."""
+    logs = desk.joblog.store
+    got: list[tuple[int, str]] = []
+    while len(got) < want:
+        low = max(logs.first_seq(run_id) or before, before - SCAN_WINDOW, floor)
+        if low >= before:
+            break
+        got = logs.before(run_id, before, low, query, want - len(got)) + got
+        before = low
+        await asyncio.sleep(0)
+    return got
+
+
 async def stream(
-    desk: Desk, run_id: str, query: LogQuery, last: int, head: list[tuple[int, str]]
+    desk: Desk, run_id: str, query: LogQuery, last: int
 ) -> AsyncIterator[ServerSentEvent | bytes]:
     yield ServerSentEvent(retry=RETRY_MS)
-    if head:
-        yield frames(head)
     logs = desk.joblog.store
     while True:
         # One synchronous block: nothing commits between these reads (one event loop),
@@ -121,16 +141,17 @@ async def stream(
             yield message
             continue
         end = logs.last_seq(run_id)
-        rows = logs.after(run_id, last, query, BATCH)
-        rows = [r for r in rows if r[0] <= end]
-        complete = len(rows) < BATCH
-        # Past every line up to the end: the next query need not rescan non-matching ones.
-        last = max(last, end) if complete else rows[-1][0]
+        upto = min(end, last + SCAN_WINDOW)
+        rows = logs.after(run_id, last, upto, query, BATCH)
+        # A short batch covers the whole window: the next query need not rescan it.
+        last = max(last, upto) if len(rows) < BATCH else rows[-1][0]
         if rows:
             yield frames(rows)
-        if complete:
-            if ended:
-                return
+        elif last < end:
+            await asyncio.sleep(0)  # a window of lines that did not match: scan on
+        elif ended:
+            return
+        else:
             await desk.wait(run_id, version, desk.config.heartbeat_s)
 
 
@@ -161,19 +182,23 @@ async def logs(
         raise ApiError("run.not_found", f"no run {run_id}")
     logs_ = desk.joblog.store
     ended = run_id not in desk.engines
-    resume = bool(last_event_id and last_event_id.strip()) or since_seq is not None
-    head: list[tuple[int, str]] = []
-    if resume:
+    if bool(last_event_id and last_event_id.strip()) or since_seq is not None:
         last = position(last_event_id, since_seq)
-        pending = gap(desk, run_id, last) is not None or bool(logs_.after(run_id, last, query, 1))
+        end = logs_.last_seq(run_id)
+        pending = gap(desk, run_id, last) is not None or bool(
+            await newest(desk, run_id, query, end + 1, 1, floor=last + 1)
+        )
     else:
-        last = logs_.last_seq(run_id)
-        head = logs_.before(run_id, None, query, tail) if tail else []
+        end = logs_.last_seq(run_id)
+        # The tail: replay from just before the tail-th newest match (the stream sends
+        # the matching lines from there), or only what comes next.
+        head = await newest(desk, run_id, query, end + 1, tail) if tail else []
+        last = head[0][0] - 1 if head else end
         pending = bool(head)
     if ended and not pending:
         return Response(status_code=204)
     return EventSourceResponse(
-        stream(desk, run_id, query, last, head),
+        stream(desk, run_id, query, last),
         ping=desk.config.heartbeat_s,
         ping_message_factory=lambda: ServerSentEvent(comment="keepalive"),
         headers={"Cache-Control": "no-store"},
@@ -194,9 +219,11 @@ async def log_page(
     first; `next_before_seq` asks for the page before it (null: nothing older)."""
     if desk.store.run(run_id) is None:
         raise ApiError("run.not_found", f"no run {run_id}")
-    logs_ = desk.joblog.store
-    rows = logs_.before(run_id, before_seq, query, limit)
-    older = bool(rows) and bool(logs_.before(run_id, rows[0][0], query, 1))
+    end = desk.joblog.store.last_seq(run_id) + 1
+    before = end if before_seq is None else min(before_seq, end)
+    rows = await newest(desk, run_id, query, before, limit + 1)
+    older = len(rows) > limit
+    rows = rows[-limit:]
     nxt = str(rows[0][0]) if older else "null"
     content = '{"items":[' + ",".join(b for _s, b in rows) + '],"next_before_seq":' + nxt + "}"
     return Response(content, media_type="application/json")
