@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ito_tui.tui.repaint import Repaints
     from ito_tui.tui.widgets.logs_pane import LogsPane
     from ito_tui.tui.widgets.nodes_pane import NodesPane
+    from ito_tui.tui.widgets.timeline import Timeline
 
 __all__ = ["RunActions", "binding"]
 
@@ -84,6 +85,7 @@ class RunActions(Screen[None]):
     _panel: TelemetryPanel
     _tabs: TabbedContent
     _log: EventLogView
+    _timeline: Timeline
     _logs: LogsPane
     _fleet: NodesPane
     _stages: StageList
@@ -145,6 +147,7 @@ class RunActions(Screen[None]):
         # each takes the keys, which took three Tabs to reach; on the other tabs the stage
         # list has them again.
         takers: dict[str, Widget] = {
+            "tab-timeline": self._timeline,
             "tab-events": self._log,
             "tab-logs": self._logs,
             "tab-nodes": self._fleet,

@@ -5,12 +5,14 @@ useful part starts (`gate gate_5a95a2862915_pre…`). Enter or a click on a line
 view: the whole text as the backend's words made it (literal: `[bold]` stays `[bold]`,
 never markup or a terminal escape), when and what the event was, and its data fields
 when the log kept the event. The copy goes through Textual's `App.copy_to_clipboard`
-(OSC 52), as the booking picker's ssh command does.
+(OSC 52), as the booking picker's ssh command does. `l` closes the view and opens the
+run's job log at the event's time (the lines around a fault or a gate result).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,6 +25,7 @@ from textual.widgets import Footer, Static
 
 from ito_tui.format import integer
 from ito_tui.textsafe import one_line, visible
+from ito_tui.tui.messages import OpenLogsAt
 from ito_tui.tui.widgets.eventlog import LogEntry
 
 FIELD_WIDTH = 12
@@ -71,6 +74,13 @@ class EventLineScreen(ModalScreen[None]):
             "Copy",
             id="event_line.copy",
             tooltip="Copy the whole line to the clipboard (OSC 52)",
+        ),
+        Binding(
+            "l",
+            "logs",
+            "Logs here",
+            id="event_line.logs",
+            tooltip="Open the job log at this event's time (the Logs tab)",
         ),
         Binding(
             "escape,enter,q",
@@ -131,3 +141,21 @@ class EventLineScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    @property
+    def when(self) -> datetime:
+        """The event's time on the run's clock (`sim_ts` where the backend gives it), as
+        the job log's lines are stamped."""
+        event = getattr(self.entry, "event", None)
+        sim_ts: datetime | None = getattr(event, "sim_ts", None)
+        return sim_ts or self.entry.ts
+
+    def action_logs(self) -> None:
+        # The run screen under this view handles OpenLogsAt (it is not this modal's
+        # parent, so the message goes to it, not up from here).
+        stack = self.app.screen_stack
+        below = stack[-2] if len(stack) > 1 and stack[-1] is self else None
+        label = f"event {integer(self.entry.seq)} {one_line(self.entry.type, 40)}"
+        self.dismiss(None)
+        if below is not None:
+            below.post_message(OpenLogsAt(self.when, label))

@@ -65,7 +65,7 @@ from ito_tui.tui.widgets.silence_banner import SilenceBanner
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
-from ito_tui.tui.widgets.timeline import Timeline
+from ito_tui.tui.widgets.timeline import Timeline, fault_times
 
 if TYPE_CHECKING:
     from ito_tui.client.errors import ItoError
@@ -362,8 +362,8 @@ class PipelineScreen(RunActions, RunLending):
         s, timeline = self.run_state, self._timeline
         if timeline.checkpoints is not s.checkpoints:
             timeline.checkpoints = s.checkpoints
-        if timeline.faults is not s.faults:
-            timeline.faults = s.faults
+        if timeline.faults is not s.faults or timeline.incidents is not s.node_events:
+            timeline.set_faults(s.faults, s.node_events, fault_times(s))
 
     def _on_top(self) -> bool:
         """Whether this screen is what the operator sees (alone or under a modal)."""

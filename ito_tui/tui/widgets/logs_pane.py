@@ -1,28 +1,295 @@
-"""The run screen's Logs tab: the run's job log (API.md v1.1 `runs.logs`).
+"""The run screen's Logs tab: the run's job log (API.md v1.1 `runs.logs`), live and searchable.
 
-Placeholder of the layout (issue 18); the pane itself is being written.
+`LogsPane` holds one bounded `state.LogBuffer` and a `LogView` over it. While the tab is
+shown its stream worker (`tui/run_logs.py: LogFollower`) follows the run's log into the
+buffer; while hidden the stream is closed (a hidden view costs nothing, bench #14), and
+on show it resumes after the last line held, or starts again from the newest lines when
+the gap would not fit the buffer. The view repaints at most 10 times a second
+(`Repaints`), however fast lines come.
+
+Keys (the pane's own while it has the focus): End follows, up/PgUp scroll back (which
+pauses following, and the caption says so), `/` searches with `n`/`N` for the next
+and previous match, `e` jumps to the first error, `l` and `s` cycle the level and the
+source filter, `r` asks for ranks, `c` clears the filters. A filter is applied by the
+server (the stream and the pages are asked again with it), so the buffer holds only what
+matches and the ring is never spent on lines the operator filtered out.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from textual import on, work
 from textual.app import ComposeResult
-from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static
+
+from ito_tui.client import CapabilityMissing, ItoError
+from ito_tui.format import integer
+from ito_tui.state.logbuffer import LogBuffer, LogFilter
+from ito_tui.textsafe import one_line
+from ito_tui.tui.repaint import CHART_INTERVAL_S, Repaints
+from ito_tui.tui.run_follow import connection_label
+from ito_tui.tui.run_logs import MAX_BYTES, MAX_LINES, LogFollower, new_buffer
+from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.log_view import LogView
+from ito_tui.tui.widgets.logs_keys import LogsKeys
+
+if TYPE_CHECKING:
+    from ito_tui.client import ConnectionState
+
+__all__ = ["ABSENT", "KEEP_ROWS", "LogsPane"]
+
+ABSENT = "not offered by this backend (capability runs.logs)"
+KEEP_ROWS = 100
+"""A paused view keeps this many lines above what it shows before the ring may evict."""
 
 
-class LogsPane(Widget):
+class LogsPane(LogsKeys):
     """The job log of run `run_id`: follows the log stream while shown."""
 
-    DEFAULT_CSS = "LogsPane { height: 1fr; }"
+    DEFAULT_CSS = """
+    LogsPane { height: 1fr; }
+    LogsPane > #logs-caption {
+        height: 1; padding: 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    LogsPane > Input { height: 1; border: none; padding: 0 1; background: $boost; display: none; }
+    LogsPane > #logs-absent { padding: 1; color: $text-muted; }
+    """
 
     def __init__(self, run_id: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.run_id = run_id
+        self.filter = LogFilter()
+        self.buffer = new_buffer()
+        self.view = LogView(self.buffer, id="logs-view")
+        self.follower: LogFollower | None = None
+        self.repaints = Repaints(self)
+        self.repaints.panel("view", self._paint, interval=CHART_INTERVAL_S, visible=self._shown)
+        self.shown = False
+        """Whether the tab is on display (its stream runs only then)."""
+        self.offered = True
+        """False once the backend said it has no `runs.logs`."""
+        self.ended = False
+        """The run's log ended (the run is over and every line was read)."""
+        self.detached = False
+        """The buffer does not reach the newest lines (a jump back, or no room while
+        paused): End starts again from the newest."""
+        self.new = 0
+        """Lines that came in while paused."""
+        self.label = ""
+        """What the view was opened at (a fault), for the caption."""
+        self.note = ""
+        """The latest answer to a key (no match, no error held, a bad rank list)."""
+        self.connection = ""
+        self._shift = 0
 
     def compose(self) -> ComposeResult:
-        yield Static("Logs: not written yet", markup=False)
+        caps = shell(self).session.capabilities
+        if caps is not None and not caps.has("runs.logs"):
+            self.offered = False
+        yield Static(id="logs-caption", markup=False)
+        yield Input(placeholder="search the log (Enter)", id="logs-search")
+        yield Input(placeholder="ranks, e.g. 0,3,8-11 (Enter; empty: all)", id="logs-ranks")
+        yield Static(ABSENT, id="logs-absent", markup=False)
+        yield self.view
+
+    def on_mount(self) -> None:
+        self._offer()
+
+    def _offer(self) -> None:
+        self.query_one("#logs-absent").display = not self.offered
+        self.query_one("#logs-caption").display = self.offered
+        self.view.display = self.offered
+        if self.offered:
+            self._caption()
+
+    def focus(self, scroll_visible: bool = True) -> LogsPane:
+        # The tab's key taker (`RunActions.action_tab`): the lines take the keys.
+        self.view.focus(scroll_visible)
+        return self
 
     def show_around(self, when: datetime, label: str = "") -> None:
         """Show the lines around `when` (a fault, a gate result), follow mode off."""
+        self.label = one_line(label, 60)
+        self.view.set_following(False)
+        index = self.buffer.index_at(when)
+        # At index 0 the line at `when` may be older than the buffer: ask the server.
+        at_start = self.follower is not None and self.follower.at_start
+        if index is not None and (index > 0 or at_start):
+            self.view.show_line(index)
+            self._caption()
+        elif self.offered:
+            self._jump_to_time(when)
+
+    # ------------------------------------------------------------ shown / hidden
+
+    def _shown(self) -> bool:
+        return self.shown
+
+    def on_show(self) -> None:
+        self.shown = True
+        self.repaints.shown()
+        self._start()
+
+    def on_hide(self) -> None:
+        self.shown = False
+        # A hidden tab costs nothing: its stream closes, and opens again on show.
+        self.workers.cancel_group(self, "logs-stream")
+
+    def _start(self, *, fresh: bool = False) -> None:
+        if not (self.offered and self.shown) or (self.ended and not fresh):
+            return
+        if fresh:
+            self._swap(new_buffer())
+        elif self.detached:
+            return  # paused on lines that do not reach the newest: End starts again
+        self._stream(resume=not fresh and len(self.buffer) > 0)
+
+    def _swap(self, buffer: LogBuffer) -> None:
+        """A new buffer (a filter, a jump, starting again from the newest)."""
+        self.workers.cancel_group(self, "logs-stream")
+        self.buffer = buffer
+        self.follower = None
+        self.ended = self.detached = False
+        self.new = self._shift = 0
+        self.view.set_source(buffer)
+
+    def _follower(self) -> LogFollower:
+        if self.follower is None or self.follower.buffer is not self.buffer:
+            self.follower = LogFollower(
+                shell(self).client, self.run_id, self.buffer, self, self.filter
+            )
+        return self.follower
+
+    @work(group="logs-stream", exclusive=True, exit_on_error=False)
+    async def _stream(self, *, resume: bool) -> None:
+        follower = self._follower()
+        try:
+            if resume and not await follower.resumable():
+                self._swap(new_buffer())
+                follower, resume = self._follower(), False
+            since = follower.buffer.last_seq if resume else None
+            ended = await follower.follow(since_seq=since)
+        except CapabilityMissing:
+            self.offered = False
+            self._offer()
+            return
+        except ItoError as exc:
+            self.connection = f"log stream: {one_line(str(exc), 80)}"
+            self._caption()
+            return
+        if follower is self.follower:
+            self.ended = ended
+            self.detached = self.detached or not ended
+            self.connection = ""
+            self.repaints.mark("view")
+
+    # ------------------------------------------------------------ LogSink (the follower)
+
+    def added(self, evicted: int) -> None:
+        self._shift -= evicted
+        if not self.view.following:
+            self.new += 1
+        self.repaints.mark("view")
+
+    def room(self) -> bool:
+        if self.view.following:
+            return True
+        buffer = self.buffer
+        full = len(buffer) >= MAX_LINES or buffer.nbytes >= MAX_BYTES - 8192
+        return not full or self.view.top_index + self._shift > KEEP_ROWS
+
+    def connection_changed(self, state: ConnectionState) -> None:
+        label = connection_label(state)
+        self.connection = "" if label == "live" else label
+        self.repaints.mark("view")
+
+    # ------------------------------------------------------------ paint
+
+    def _paint(self) -> None:
+        shift, self._shift = self._shift, 0
+        self.view.sync(shift=shift)
+        self._caption()
+
+    def _caption(self) -> None:
+        view = self.view
+        if view.following:
+            state = "log ended" if self.ended else "following"
+        elif self.label:
+            state = f"at {self.label} — End to follow"
+        elif self.detached:
+            state = "paused — End to follow (newer lines not loaded)"
+        else:
+            state = f"paused — End to follow, {integer(self.new)} new"
+        parts = [state]
+        if self.connection:
+            parts.append(self.connection)
+        parts.append(f"filter: {self.filter.words() or 'all'}")
+        if view.needle:
+            parts.append(f"/{view.needle}")
+        if self.note:
+            parts.append(self.note)
+        self.query_one("#logs-caption", Static).update(" · ".join(parts))
+
+    @on(LogView.FollowChanged)
+    def _follow_changed(self, event: LogView.FollowChanged) -> None:
+        event.stop()
+        self.new = 0
+        if event.following:
+            self.label = self.note = ""
+            if self.detached:
+                self._start(fresh=True)
+            elif not self.ended and self.shown:
+                self._start()
+        self._caption()
+
+    @on(LogView.ReachedTop)
+    def _reached_top(self, event: LogView.ReachedTop) -> None:
+        event.stop()
+        self._older()
+
+    @work(group="logs-fetch", exclusive=True, exit_on_error=False)
+    async def _older(self) -> None:
+        follower = self._follower()
+        last = self.buffer.last_seq
+        try:
+            added = await follower.older()
+        except ItoError as exc:
+            self.note = f"older lines: {one_line(str(exc), 60)}"
+            self._caption()
+            return
+        if last is not None and self.buffer.last_seq != last:
+            self.detached = True  # the ring made room at the newest end
+        self._shift += added
+        self.repaints.mark("view")
+
+    # ------------------------------------------------------------ jumps (time, match, error)
+
+    @work(group="logs-fetch", exclusive=True, exit_on_error=False)
+    async def _jump_to_time(self, when: datetime) -> None:
+        try:
+            seq = await self._follower().seq_at(when, below=self.buffer.first_seq)
+        except ItoError as exc:
+            self.note = f"log at that time: {one_line(str(exc), 60)}"
+            self._caption()
+            return
+        if seq is None:
+            self.view.set_following(True)  # nothing at or after `when` yet: the newest
+            return
+        await self._jump_to_seq(seq)
+
+    async def _jump_to_seq(self, seq: int) -> None:
+        """Show line `seq` (older than the buffer) in a fresh buffer, paused; the stream
+        fills the lines after it while there is room."""
+        self._swap(new_buffer())
+        self.view.set_following(False)
+        follower = self._follower()
+        index = await follower.around(seq)
+        self.view.sync()
+        if index is not None:
+            self.view.show_line(index)
+        self._caption()
+        # The lines after it come from the stream (resumed after `seq`), now or on show.
+        self.detached = False
+        self._start()

@@ -1,18 +1,29 @@
-"""Checkpoints and faults as a timeline, with fault-tolerance SLO breaches highlighted."""
+"""Checkpoints and faults as a timeline, with fault-tolerance SLO breaches highlighted.
+
+The faults and the fleet's node events below them are selectable (up/down while the
+timeline has the keys): Enter posts `OpenLogsAt` with the time of the one selected, and
+the run screen shows the job log there (the Xid, the NCCL timeout, the traceback).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
+from textual.containers import ScrollableContainer
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Checkpoint, FaultRecord
 from ito_tui.format import MISSING, duration, fixed, integer, stage_label
-from ito_tui.textsafe import safe
+from ito_tui.textsafe import one_line, safe
+from ito_tui.tui.messages import OpenLogsAt
 
 DETECT_SLO_S = 600.0
 """Fault detection must take less than 10 minutes (simulated seconds)."""
@@ -22,6 +33,38 @@ SAVED_FROM = 50
 """Pane width from which the checkpoint table says when each was saved."""
 WORDS_FROM = 66
 """Pane width from which its headers are words ("blocking s"), not abbreviations."""
+
+
+NODE_ROWS = 8
+"""Node events listed under the faults (the newest ones)."""
+
+
+class Incident(Protocol):
+    """What the timeline reads of a `state.NodeIncident` (a node or straggler event)."""
+
+    @property
+    def at(self) -> datetime: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def hostname(self) -> str: ...
+
+    @property
+    def detail(self) -> str: ...
+
+
+def fault_times(state: Any) -> dict[str, datetime]:
+    """When each fault of `state` (a `RunState`) began, on the run's clock: the earliest of
+    its detection (`fault_times`, where the state keeps them) and its node events (a node
+    fails before the fault is detected, and its log lines come with the failure)."""
+    times: dict[str, datetime] = dict(getattr(state, "fault_times", None) or {})
+    for incident in getattr(state, "node_events", ()):
+        fault_id = getattr(incident, "fault_id", None)
+        if fault_id and (fault_id not in times or incident.at < times[fault_id]):
+            times[fault_id] = incident.at
+    return times
 
 
 def write_gb_per_s(ckpt: Checkpoint) -> float | None:
@@ -39,16 +82,37 @@ def resume_breached(fault: FaultRecord) -> bool:
     return "resume" in fault.slo_breached or (fault.resumed_after_s or 0.0) > RESUME_SLO_S
 
 
-class Timeline(Widget):
-    """Two tables: checkpoints (newest last) and faults with SLO breaches marked."""
+class Timeline(Widget, can_focus=True):
+    """Two tables: checkpoints (newest last) and faults with SLO breaches marked; then the
+    fleet's node events. Faults and node events are selectable (Enter: their logs)."""
 
     DEFAULT_CSS = """
     Timeline { height: auto; padding: 0 1; }
     Timeline > .timeline--breach { color: $gate-failed; text-style: bold reverse; }
     Timeline > .timeline--ok { color: $gate-passed; }
     Timeline > .timeline--title { text-style: bold; }
+    Timeline > .timeline--muted { color: $text-muted; }
+    Timeline > .timeline--cursor { background: $boost; }
+    Timeline:focus > .timeline--cursor { text-style: reverse; }
     """
-    COMPONENT_CLASSES = {"timeline--breach", "timeline--ok", "timeline--title"}
+    COMPONENT_CLASSES = {
+        "timeline--breach",
+        "timeline--ok",
+        "timeline--title",
+        "timeline--muted",
+        "timeline--cursor",
+    }
+    BINDINGS = [
+        Binding("up,k", "select(-1)", "Up", show=False, id="timeline.up", tooltip="Previous"),
+        Binding("down,j", "select(1)", "Down", show=False, id="timeline.down", tooltip="Next"),
+        Binding(
+            "enter",
+            "open_logs",
+            "Logs here",
+            id="timeline.logs",
+            tooltip="Open the job log at the selected fault's or node event's time",
+        ),
+    ]
 
     checkpoints: reactive[tuple[Checkpoint, ...]] = reactive(tuple, always_update=True, layout=True)
     """Checkpoints of the run, oldest first."""
@@ -56,9 +120,87 @@ class Timeline(Widget):
     """Faults of the run, oldest first."""
     max_rows: reactive[int] = reactive(12)
     """Checkpoint rows shown (the newest ones)."""
+    times: reactive[Mapping[str, datetime]] = reactive(dict, always_update=True, repaint=False)
+    """When each fault began (`fault_times`), by fault id: a fault without one cannot
+    open the logs."""
+    incidents: reactive[tuple[Incident, ...]] = reactive(tuple, always_update=True, layout=True)
+    """The fleet's node and straggler events, oldest first (`RunState.node_events`)."""
+    selected: reactive[int] = reactive(0)
+    """The selected item: a fault (0 … faults-1), then a node event shown."""
+
+    _rows: tuple[int, int, int] = (0, 1, 0)
+    """(The row of the first fault, rows per fault, the row of the first node event) as
+    last rendered: where to scroll to show the selected item."""
+
+    def set_faults(
+        self,
+        faults: tuple[FaultRecord, ...],
+        incidents: tuple[Incident, ...],
+        times: Mapping[str, datetime],
+    ) -> None:
+        """The run's faults, node events and the faults' times (`fault_times`), at once."""
+        self.times = times
+        self.faults = faults
+        self.incidents = incidents
+
+    def _items(self) -> list[tuple[datetime | None, str]]:
+        """The selectable items in order: (when, label) for each fault, then node event."""
+        items: list[tuple[datetime | None, str]] = [
+            (self.times.get(f.fault_id), f"fault {f.fault_id} {f.kind} on {f.node or '?'}")
+            for f in self.faults
+        ]
+        items += [(i.at, f"{i.type} {i.hostname}") for i in self._shown_incidents()]
+        return items
+
+    def _shown_incidents(self) -> tuple[Incident, ...]:
+        return self.incidents[-NODE_ROWS:]
+
+    def action_select(self, delta: int) -> None:
+        count = len(self._items())
+        if not count:
+            return
+        self.selected = max(0, min(count - 1, self.selected + delta))
+        first, per, incidents = self._rows
+        faults, i = len(self.faults), self.selected
+        y = first + i * per if i < faults else incidents + i - faults
+        parent = self.parent
+        if isinstance(parent, ScrollableContainer):
+            parent.scroll_to_region(Region(0, y, self.size.width, per), animate=False)
+
+    def action_open_logs(self) -> None:
+        items = self._items()
+        if not items:
+            return
+        when, label = items[min(self.selected, len(items) - 1)]
+        if when is None:
+            self.notify("No time is known for this fault.", markup=False)
+            return
+        self.post_message(OpenLogsAt(when, one_line(label, 80)))
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def _cursor(self, index: int) -> str:
+        """The cursor's style for item `index` (nothing when not selected)."""
+        if index != self.selected or not self.has_focus:
+            return ""
+        return str(self.get_component_rich_style("timeline--cursor", partial=True))
 
     def render(self) -> RenderableType:
         title = self.get_component_rich_style("timeline--title", partial=True)
+        shown = len(self.checkpoints[-self.max_rows :])
+        wide = self.size.width >= 70
+        # Rows before the first fault: title, the table (header + rows) or "none yet",
+        # the blank line and title of the faults, the faults table's header; then the
+        # faults (or "none") and the blank line and title of the node events.
+        faults, per = len(self.faults), 1 if wide else 2
+        first = 1 + (1 + shown if shown else 1) + 2
+        if faults:
+            first += 1 if wide else 0
+        self._rows = (first, per, first + (faults * per if faults else 1) + 2)
         parts: list[RenderableType] = [
             Text(f"Checkpoints ({len(self.checkpoints)})", style=title),
             self._checkpoint_table(self.checkpoints[-self.max_rows :], self.size.width)
@@ -67,11 +209,33 @@ class Timeline(Widget):
             Text(
                 f"\nFaults ({len(self.faults)}) · SLO detect < 10 min, resume < 15 min", style=title
             ),
-            (self._fault_table(self.faults) if self.size.width >= 70 else self._fault_lines())
+            (self._fault_table(self.faults) if wide else self._fault_lines())
             if self.faults
             else Text("none"),
         ]
+        if self.incidents:
+            parts += [
+                Text(f"\nNode events ({len(self.incidents)})", style=title),
+                self._incident_lines(len(self.faults)),
+            ]
         return Group(*parts)
+
+    def _incident_lines(self, first: int) -> Text:
+        """The newest node events, one line each (time on the run's clock, UTC)."""
+        muted = self.get_component_rich_style("timeline--muted", partial=True)
+        breach = self.get_component_rich_style("timeline--breach", partial=True)
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for i, incident in enumerate(self._shown_incidents()):
+            if i:
+                out.append("\n")
+            start = len(out)
+            out.append(f"{incident.at:%H:%M:%S} ", muted)
+            bad = incident.type in ("node.failed", "straggler.detected", "node.degraded")
+            out.append(f"{safe(incident.type)} ", breach if incident.type == "node.failed" else "")
+            out.append(one_line(f"{incident.hostname} {incident.detail}"), "" if bad else muted)
+            if cursor := self._cursor(first + i):
+                out.stylize(cursor, start, len(out))
+        return out
 
     @staticmethod
     def _checkpoint_table(ckpts: Sequence[Checkpoint], width: int) -> Table:
@@ -111,6 +275,7 @@ class Timeline(Widget):
         for i, f in enumerate(self.faults):
             if i:
                 out.append("\n")
+            start = len(out)
             step = "" if f.step is None else f" at step {integer(f.step)}"
             out.append(f"{safe(f.kind)} on {safe(f.node or '?')}{step}\n  detected ")
             out.append(
@@ -128,6 +293,8 @@ class Timeline(Widget):
                 out.append(f" · lost {integer(f.lost_steps)} steps")
             if detect_breached(f) or resume_breached(f):
                 out.append(" ⚠ SLO", breach)
+            if cursor := self._cursor(i):
+                out.stylize(cursor, start, len(out))
         return out
 
     def _fault_table(self, faults: Sequence[FaultRecord]) -> Table:
@@ -135,7 +302,7 @@ class Timeline(Widget):
         table = Table(box=None, pad_edge=False, header_style="bold", padding=(0, 1, 0, 0))
         for col in ("kind", "node", "step", "detected", "resumed", "lost"):
             table.add_column(col, justify="left" if col in ("kind", "node") else "right")
-        for f in faults:
+        for i, f in enumerate(faults):
             detected = Text(f"after {duration(f.detected_after_s)}")
             if detect_breached(f):
                 detected = Text(f"⚠ {duration(f.detected_after_s)} SLO", style=breach)
@@ -152,5 +319,6 @@ class Timeline(Widget):
                 detected,
                 resumed,
                 MISSING if f.lost_steps is None else integer(f.lost_steps),
+                style=self._cursor(i),
             )
         return table

@@ -1,0 +1,313 @@
+"""The job log's lines as a line-API widget: only the rows on screen are ever drawn.
+
+`LogView` draws what a `LineSource` (a `state.LogBuffer`) holds, one row per line,
+newest at the bottom. It never copies the lines: the pane tells it when the source
+changed (`sync`, at most 10 times a second) and how many lines left at the top
+(evicted by the ring) or came in above (a scrollback page), so a paused view stays on
+the lines the operator reads while the ring moves under it. Drawing a row costs the
+same with 20 lines held or 20,000 (`render_line` formats one line, cached by line).
+
+Following: the view sticks to the newest line until the operator scrolls up (a key,
+the wheel or the scrollbar), then says so (`FollowChanged`); End, or scrolling back
+down to the newest line, follows again. Every text is already inert
+(`textsafe.log_text` in the buffer) and drawn as `Text`, never markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+if TYPE_CHECKING:
+    from ito_tui.state.logbuffer import ShownLine
+
+__all__ = ["SOURCE_FROM", "LineSource", "LogView", "prefix_of"]
+
+SOURCE_FROM = 60
+"""Widget width from which a row also names the line's source (`nccl`, `torchft`)."""
+NODE_FROM = 110
+"""Widget width from which a row also names the line's node."""
+LEVEL_MARKS = {"debug": "D", "info": "I", "warning": "W", "error": "E", "critical": "C"}
+"""One letter per level beside the colour, so a level reads without colour too."""
+CONTEXT_ROWS = 3
+"""Rows shown above a line the view is asked to show (a match, a fault's time)."""
+
+
+class LineSource(Protocol):
+    """What the view reads of a `state.LogBuffer`."""
+
+    def __len__(self) -> int: ...
+
+    def line(self, i: int) -> ShownLine: ...
+
+
+def prefix_of(line: ShownLine, width: int) -> str:
+    """A row's prefix: time (UTC), rank, level letter; the source and node where they fit."""
+    rank = "" if line.rank is None else f"r{line.rank}"
+    level = LEVEL_MARKS.get(line.level, "?")
+    prefix = f"{line.ts:%H:%M:%S} {rank:>4} {level} "
+    if width >= SOURCE_FROM:
+        prefix += f"{line.source[:10]:<10} "
+    if width >= NODE_FROM:
+        prefix += f"{(line.node or '')[:16]:<16} "
+    return prefix
+
+
+class LogView(ScrollView, can_focus=True):
+    """The lines of a `LineSource`, newest at the bottom, following until scrolled up."""
+
+    DEFAULT_CSS = """
+    LogView { height: 1fr; overflow-x: auto; overflow-y: auto; padding: 0 0 0 1;
+        scrollbar-size-horizontal: 0; }
+    LogView > .logview--prefix { color: $text-muted; }
+    LogView > .logview--debug { color: $text-muted; }
+    LogView > .logview--warning { color: $warning; }
+    LogView > .logview--error { color: $gate-failed; text-style: bold; }
+    LogView > .logview--match { background: $warning 40%; text-style: bold; }
+    LogView > .logview--current { background: $boost; text-style: reverse; }
+    """
+    COMPONENT_CLASSES = {
+        "logview--prefix",
+        "logview--debug",
+        "logview--warning",
+        "logview--error",
+        "logview--match",
+        "logview--current",
+    }
+
+    BINDINGS = [
+        Binding("up,k", "rows(-1)", "Up", show=False, id="logs.up", tooltip="Older line"),
+        Binding("down,j", "rows(1)", "Down", show=False, id="logs.down", tooltip="Newer line"),
+        Binding("pageup", "pages(-1)", "Older", show=False, id="logs.page_up", tooltip="Older"),
+        Binding("pagedown", "pages(1)", "Newer", show=False, id="logs.page_down", tooltip="Newer"),
+        Binding("home", "oldest", "Oldest", show=False, id="logs.home", tooltip="Oldest held"),
+        Binding("end", "follow", "Follow", id="logs.follow", tooltip="Follow the newest lines"),
+    ]
+
+    @dataclass
+    class FollowChanged(Message):
+        """Following started or stopped (the operator scrolled up, pressed End)."""
+
+        view: LogView
+        following: bool
+
+        @property
+        def control(self) -> LogView:
+            return self.view
+
+    @dataclass
+    class ReachedTop(Message):
+        """The operator scrolled to the oldest line held: older ones may be fetched."""
+
+        view: LogView
+
+        @property
+        def control(self) -> LogView:
+            return self.view
+
+    def __init__(self, source: LineSource, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.source = source
+        self.following = True
+        """Whether the view sticks to the newest line."""
+        self.needle = ""
+        """The search text: its matches are highlighted (case-insensitive)."""
+        self.current: int | None = None
+        """The index of the line marked (the search hit, the line at a fault's time)."""
+        self._moving = False
+        """True while the view moves itself (following, a shift): not the operator."""
+        self._anchor: int | None = None
+        """A line `show_line` still has to bring on screen (the view had no size yet, or
+        not the lines below it)."""
+        self._width = 0
+        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
+
+    # ------------------------------------------------------------ what the pane calls
+
+    def set_source(self, source: LineSource) -> None:
+        """Show another buffer (a new filter, a jump far back): nothing marked."""
+        self.source = source
+        self.current = self._anchor = None
+        self._cache.clear()
+        self.sync()
+
+    def sync(self, *, shift: int = 0) -> None:
+        """The source changed: `shift` lines were added above (negative: evicted at the
+        top), so a paused view moves by as much and stays on the same lines."""
+        if shift and self.current is not None:
+            moved = self.current + shift
+            self.current = moved if moved >= 0 else None
+        if shift and self._anchor is not None:
+            self._anchor = max(0, self._anchor + shift)
+        self._moving = True
+        try:
+            self.virtual_size = Size(max(self._width, self.size.width), len(self.source))
+            if self.following:
+                self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+            elif shift:
+                self.scroll_to(
+                    y=max(0, self.scroll_y + shift), animate=False, immediate=True, force=True
+                )
+        finally:
+            self._moving = False
+        self._to_anchor()
+        self.refresh()
+
+    def set_following(self, following: bool) -> None:
+        """Follow the newest line (End) or stay where the view is; says so if it changed."""
+        if following == self.following:
+            return
+        self.following = following
+        if following:
+            self.current = self._anchor = None
+            self.sync()
+        self.post_message(self.FollowChanged(self, following))
+
+    def show_line(self, index: int) -> None:
+        """Stop following and show line `index` marked, a few rows below the top (as soon
+        as the view has a size and holds the lines below it)."""
+        self.set_following(False)
+        self.current = index
+        self._anchor = index
+        self._to_anchor()
+        self.refresh()
+
+    def _to_anchor(self) -> None:
+        anchor = self._anchor
+        if anchor is None or not self.size.height:
+            return
+        target = max(0, anchor - CONTEXT_ROWS)
+        self._moving = True
+        try:
+            self.scroll_to(y=target, animate=False, immediate=True, force=True)
+        finally:
+            self._moving = False
+        if self.scroll_y >= target:
+            self._anchor = None
+
+    def set_needle(self, needle: str) -> None:
+        self.needle = needle
+        self._cache.clear()
+        self.refresh()
+
+    @property
+    def top_index(self) -> int:
+        """The index of the first line on screen."""
+        return int(self.scroll_y)
+
+    @property
+    def bottom_index(self) -> int:
+        """The index of the last line on screen (or the last line held)."""
+        rows = max(1, self.scrollable_content_region.height)
+        return max(0, min(len(self.source), self.top_index + rows) - 1)
+
+    # ------------------------------------------------------------ the operator's scrolling
+
+    def action_rows(self, delta: int) -> None:
+        self._scroll_by(delta)
+
+    def action_pages(self, delta: int) -> None:
+        self._scroll_by(delta * max(1, self.scrollable_content_region.height - 1))
+
+    def action_oldest(self) -> None:
+        self._scroll_by(-len(self.source))
+
+    def action_follow(self) -> None:
+        self.set_following(True)
+
+    def _scroll_by(self, delta: int) -> None:
+        if delta < 0:
+            # Up is the operator's "let me read": it pauses even before the view can move
+            # (a burst not painted yet, a log shorter than the view).
+            self.set_following(False)
+        self._moving = True
+        try:
+            self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True, force=True)
+        finally:
+            self._moving = False
+        self._anchor = None
+        if delta < 0 and self.scroll_y <= 0:
+            self.post_message(self.ReachedTop(self))
+        elif delta > 0 and self.scroll_y >= self.max_scroll_y and not self.following:
+            self.set_following(True)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._moving:
+            return
+        self._anchor = None
+        # The operator moved (a key, the wheel, the scrollbar): up pauses, reaching the
+        # newest line again follows, as a terminal's scrollback does.
+        if new_value < old_value and self.following:
+            self.set_following(False)
+        elif new_value > old_value and not self.following and new_value >= self.max_scroll_y:
+            self.set_following(True)
+
+    # ------------------------------------------------------------ drawing
+
+    def on_resize(self) -> None:
+        self._cache.clear()
+        self.sync()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        index = scroll_y + y
+        style = self.rich_style
+        if index >= len(self.source):
+            return Strip.blank(width, style)
+        line = self.source.line(index)
+        key = (line, index == self.current, width)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._strip(line, index == self.current, width)
+            self._cache[key] = strip
+        return strip.crop_extend(scroll_x, scroll_x + width, style)
+
+    def _strip(self, line: ShownLine, current: bool, width: int) -> Strip:
+        def part(name: str) -> Style:
+            return self.get_component_rich_style(name, partial=True)
+
+        prefix = prefix_of(line, width)
+        text = Text(no_wrap=True, end="")
+        text.append(prefix, part("logview--prefix"))
+        body_style = {
+            "debug": "logview--debug",
+            "warning": "logview--warning",
+            "error": "logview--error",
+            "critical": "logview--error",
+        }.get(line.level)
+        start = len(text)
+        text.append(line.text, part(body_style) if body_style else "")
+        if line.cut:
+            text.append(" ✂ cut", part("logview--prefix"))
+        if self.needle:
+            match = part("logview--match")
+            folded, needle = line.text.casefold(), self.needle.casefold()
+            at = folded.find(needle)
+            # casefold keeps lengths for the texts a log holds; a length change (ß -> ss)
+            # only moves the highlight, never the text.
+            while at >= 0 and needle:
+                text.stylize(match, start + at, start + at + len(needle))
+                at = folded.find(needle, at + len(needle))
+        if current:
+            text.stylize(part("logview--current"))
+        segments = list(text.render(self.app.console))
+        length = cell_len(text.plain)
+        if length > self._width:
+            self._width = length
+        return Strip(segments, length)
