@@ -13,14 +13,22 @@ capabilities it offers (a capability it lists as not implemented is checked for 
 - `logs.end_204`: a resume at a finished run's last line is answered 204;
 - `logs.invalid_query`: a level that is no level is refused (400/422 problem+json);
 - `fleet.schema` and `fleet.not_found`: the fleet is a Fleet with unique row keys,
-  an unknown run's a 404 `run.not_found`.
+  an unknown run's a 404 `run.not_found`;
+- `telemetry.metric`: `?metric=NAME` brings samples carrying that open metric only.
 """
 
 from __future__ import annotations
 
 from pydantic import ValidationError
 
-from ito_tui.contract import PROBLEM_CONTENT_TYPE, Capabilities, Fleet, LogLine, LogPage
+from ito_tui.contract import (
+    PROBLEM_CONTENT_TYPE,
+    Capabilities,
+    Fleet,
+    LogLine,
+    LogPage,
+    TelemetryPage,
+)
 
 from .conformance import (
     Answer,
@@ -82,6 +90,27 @@ async def diagnose_checks(
         await _log_checks(probe, report, run_id, terminal)
     if caps.has("runs.fleet"):
         await _fleet_checks(probe, report, run_id)
+    if caps.has("runs.telemetry"):
+        await run_check(report, "telemetry.metric", lambda: _metric_check(probe, run_id))
+
+
+async def _metric_check(probe: Probe, run_id: str) -> str:
+    path = f"/v1/runs/{run_id}/telemetry"
+    answer = await probe.call("GET", path, params={"max_points": 20})
+    expect_status(answer, 200)
+    names = sorted({n for item in expect_model(answer, TelemetryPage).items for n in item.metrics})
+    if not names:
+        raise SkipCheck("the run's samples carry no open metrics")
+    name = names[0]
+    answer = await probe.call("GET", path, params={"max_points": 20, "metric": name})
+    expect_status(answer, 200)
+    items = expect_model(answer, TelemetryPage).items
+    other = next((n for item in items for n in item.metrics if n != name), None)
+    if other is not None:
+        raise CheckFailed(f"metric={name} brought samples carrying {other[:80]!r} too")
+    if not any(name in item.metrics for item in items):
+        raise CheckFailed(f"metric={name} brought no sample carrying it")
+    return f"{len(items)} samples of {name} (of {len(names)} names)"
 
 
 async def _log_checks(probe: Probe, report: ConformanceReport, run_id: str, terminal: bool) -> None:

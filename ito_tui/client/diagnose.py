@@ -4,19 +4,21 @@ A page of log lines must be the one asked for (before `before_seq`, oldest first
 most `limit`, matching the filters) or the scrollback would show lines twice, out of
 order or from the wrong rank; a fleet's rows are keyed by hostname, replica id and GPU
 index, so a duplicate among them is an answer no view can show faithfully. Each
-mismatch is a ProtocolError naming the endpoint and the field.
+mismatch is a ProtocolError naming the endpoint and the field. Telemetry asked for some
+open metrics keeps only those (`only_metrics`): a backend ignoring `metric=` costs the
+bank's bounded name slots nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ito_tui.contract import Fleet, LogPage
+from ito_tui.contract import Fleet, LogPage, TelemetryPage
 
 from .errors import ProtocolError, ValidationFailed, cut_text
 from .loglines import LogQuery
 
-__all__ = ["check_fleet", "check_log_page", "log_query"]
+__all__ = ["check_fleet", "check_log_page", "log_query", "only_metrics"]
 
 
 def log_query(
@@ -103,3 +105,20 @@ def check_fleet(endpoint: str, fleet: Fleet) -> None:
             (g.index for g in node.gpus),
             f"GPU of node {cut_text(node.hostname, 80)}:",
         )
+
+
+def only_metrics(page: TelemetryPage, names: Sequence[str]) -> TelemetryPage:
+    """`page` with each sample's `metrics` cut to `names` (the page itself if nothing was
+    extra)."""
+    wanted = set(names)
+    if all(wanted.issuperset(item.metrics) for item in page.items):
+        return page
+    items = [
+        item
+        if wanted.issuperset(item.metrics)
+        else item.model_copy(
+            update={"metrics": {k: v for k, v in item.metrics.items() if k in wanted}}
+        )
+        for item in page.items
+    ]
+    return page.model_copy(update={"items": items})

@@ -1,5 +1,5 @@
 """`ItoClient.log_page` checks its answer against the question, and `telemetry(metrics=)`
-asks for each open metric.
+asks for each open metric and keeps only those.
 
 The scripted server answers pages that are out of order, reach past `before_seq`, hold
 more than `limit` lines, lines of another rank, or a `next_before_seq` that pages
@@ -8,14 +8,19 @@ forwards: each is a ProtocolError naming the field, never shown as scrollback.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from ito_tui.client import ItoClient, ProtocolError
+from tests.tui import pipeline_fakes
 
+from .conftest import TS
 from .fakeserver import Conn, FakeServer, Received
 from .logsrv import line_body
+from .test_logs_sim import finished_run
 
 PAGE = "/v1/runs/run_1/logs/page"
 
@@ -87,3 +92,32 @@ async def test_telemetry_asks_for_each_open_metric(server: FakeServer, client: I
     with_metrics, without = server.requests("GET", "/v1/runs/run_1/telemetry")
     assert with_metrics.query == {"max_points": ["10"], "metric": ["grad_norm", "mfu(%)"]}
     assert "metric" not in without.query
+
+
+async def test_open_metrics_not_asked_for_are_left_out(
+    server: FakeServer, client: ItoClient
+) -> None:
+    metrics = {"grad_norm": 0.8, "lr": 3e-4, "loss_metrics/global_max_loss": "NaN"}
+    sample = {**pipeline_fakes.sample(3, 10, TS, 3.2), "metrics": metrics}
+
+    @server.route("GET", "/v1/runs/run_1/telemetry")
+    async def _(req: Received, conn: Conn) -> None:
+        await conn.json(200, {"items": [sample, {**sample, "seq": 4, "metrics": {}}]})
+
+    page = await client.telemetry("run_1", metrics=["grad_norm", "loss_metrics/global_max_loss"])
+    first, second = page.items
+    assert set(first.metrics) == {"grad_norm", "loss_metrics/global_max_loss"}
+    assert math.isnan(first.metrics["loss_metrics/global_max_loss"] or 0.0)
+    assert second.metrics == {}
+    everything = await client.telemetry("run_1")
+    assert set(everything.items[0].metrics) == set(metrics)
+
+
+async def test_desk_sims_open_metrics_come_one_name_at_a_time(sim: Any) -> None:
+    async with ItoClient(sim.url, token=SecretStr(sim.token), timeout=5.0) as client:
+        run_id = await finished_run(client)
+        everything = await client.telemetry(run_id, max_points=50)
+        picked = await client.telemetry(run_id, max_points=50, metrics=["grad_norm"])
+    names = {name for item in everything.items for name in item.metrics}
+    assert {"grad_norm", "lr", "mfu(%)"} <= names
+    assert picked.items and all(set(i.metrics) == {"grad_norm"} for i in picked.items)

@@ -5,12 +5,14 @@ It offers `runs.logs` and `runs.fleet` and has one finished run whose log is lin
 id_off_by_one=True)`; the checks after the framing's need it right), a resume replays
 from the start (Last-Event-ID ignored), `level=` is ignored, a resume past the end
 answers 200 with nothing rather than 204, pages come newest first, a level that is no
-level is accepted, and the fleet lists a node twice. `check-backend` must name each.
+level is accepted, the fleet lists a node twice, and telemetry ignores `metric=`.
+`check-backend` must name each.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -21,6 +23,7 @@ from starlette.routing import Route
 from tests.client import samples
 from tests.client.logsrv import line_body
 from tests.support.caps import CAPABILITY_NAMES, capabilities_body
+from tests.tui import pipeline_fakes
 
 RUN = "run_1"
 N = 30
@@ -78,6 +81,12 @@ async def page(request: Request) -> JSONResponse:
     return _json({"items": [line_body(s) for s in seqs], "next_before_seq": nxt})
 
 
+async def telemetry(request: Request) -> JSONResponse:
+    metrics = {"grad_norm": 0.8, "lr": 0.0003}  # whatever metric= asked
+    item = {**pipeline_fakes.sample(1, 10, datetime(2026, 11, 29, tzinfo=UTC), 3.2)}
+    return _json({"items": [{**item, "metrics": metrics}], "next_since_seq": None})
+
+
 async def fleet(request: Request) -> JSONResponse:
     node = {"hostname": "b200-16n-ib-00", "state": "healthy", "gpus": []}
     return _json(
@@ -104,5 +113,6 @@ def broken_logs_app(*, id_off_by_one: bool) -> Starlette:
             Route(f"/v1/runs/{RUN}/logs", stream),
             Route(f"/v1/runs/{RUN}/logs/page", page),
             Route(f"/v1/runs/{RUN}/fleet", fleet),
+            Route(f"/v1/runs/{RUN}/telemetry", telemetry),
         ]
     )

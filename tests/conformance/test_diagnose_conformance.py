@@ -22,6 +22,7 @@ CHECKS = (
     "logs.invalid_query",
     "fleet.schema",
     "fleet.not_found",
+    "telemetry.metric",
 )
 
 
@@ -57,6 +58,7 @@ async def test_a_backend_breaking_the_log_contract_is_named_check_by_check(
     assert "answered 200, not 204" in failed["logs.end_204"]
     assert "not 400 or 422" in failed["logs.invalid_query"]
     assert "b200-16n-ib-00 is listed twice" in failed["fleet.schema"]
+    assert "metric=grad_norm brought samples carrying 'lr' too" in failed["telemetry.metric"]
 
 
 async def test_an_id_that_is_not_the_lines_seq_fails_the_framing(
