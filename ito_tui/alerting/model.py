@@ -13,18 +13,20 @@ are only type-checked here), so the settings and the first frame can import it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ito_tui.describe import KIND_TITLES as KIND_HEADINGS
-from ito_tui.format import duration, percent, stage_label, usd
+from ito_tui.format import duration, fixed, percent, stage_label, usd, when
 from ito_tui.redaction import redact_secrets
 from ito_tui.textsafe import one_line
 
 if TYPE_CHECKING:
     from ito_tui.contract import EventBase
-    from ito_tui.state import RunState
+    from ito_tui.state import Projection, RunState
 
 __all__ = [
     "ALERT_KINDS",
@@ -33,8 +35,10 @@ __all__ = [
     "Alert",
     "AlertKind",
     "Channel",
+    "ProjectionCrossing",
     "Severity",
     "alert_for",
+    "projection_alert",
     "rfc3339",
 ]
 
@@ -46,6 +50,7 @@ AlertKind = Literal[
     "node_failed",
     "straggler",
     "silent",
+    "projection",
     "run_end",
     "proposal_missed",
 ]
@@ -66,6 +71,7 @@ KIND_TITLES: dict[str, str] = {
     "node_failed": "Node failed",
     "straggler": "Straggler",
     "silent": "Run silent",
+    "projection": "Will not make it",
     "run_end": "Run ended",
     "proposal_missed": "Proposal missed",
 }
@@ -193,7 +199,7 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
             f"{run}: fault {one_line(str(data.slo))} took {duration(data.value_s)} ({limit}).",
             **common,
         )
-    node = _node_failed(event, data)
+    node = _node_failed(event, data, state)
     if node is not None:
         return Alert(
             "node_failed",
@@ -205,11 +211,13 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
         )
     if event.type == "straggler.detected":
         host = _field(data, "hostname") or "a node"
+        step, p50 = _number(data, "step_time_s"), _number(data, "fleet_p50_s")
+        pace = f" (step {fixed(step, 2)} s vs fleet {fixed(p50, 2)} s)" if step and p50 else ""
         return Alert(
             "straggler",
             state.run_id,
             "Straggler",
-            f"{run}: {host} is slower than the rest of the fleet.",
+            f"{run}: {host} is slower than the rest of the fleet{pace}.",
             **common,
         )
     if event.terminal:
@@ -226,15 +234,38 @@ def alert_for(event: EventBase, state: RunState) -> Alert | None:
     return None
 
 
-def _node_failed(event: EventBase, data: Any) -> str | None:
-    """The node of a node failure (`fault.detected` of a node, API v1.1 `node.failed`)."""
+def _node_failed(event: EventBase, data: Any, state: RunState) -> str | None:
+    """The node of a node failure (`fault.detected` of a node, API v1.1 `node.failed`).
+
+    A v1.1 backend says `node.failed` and then `fault.detected` for the same failure: the
+    fault of a node the stream already reported failed (same fault id, or the same node
+    still failed) raises no second alert."""
     if event.type == "fault.detected" and data is not None:
         if str(data.kind) != "node_failure" and data.node is None:
             return None  # a hang or another fault: not a node's failure
+        if _already_failed(state, data.fault_id, data.node):
+            return None
         return one_line(str(data.node)) if data.node is not None else "a node"
     if event.type == "node.failed":
-        return _field(data, "hostname") or "a node"
+        host = _field(data, "hostname") or "a node"
+        replica = _field(data, "replica_id")
+        return f"{host} (replica {replica})" if replica else host
     return None
+
+
+def _already_failed(state: RunState, fault_id: str, node: str | None) -> bool:
+    node_events = getattr(state, "node_events", ())
+    for incident in reversed(node_events[-32:]):
+        if incident.type == "node.failed" and (
+            incident.fault_id == fault_id or (node is not None and incident.hostname == node)
+        ):
+            return node is None or state.node_states.get(node) != "healthy"
+    return False
+
+
+def _number(data: Any, name: str) -> float | None:
+    value = data.get(name) if isinstance(data, dict) else getattr(data, name, None)
+    return value if isinstance(value, float | int) and math.isfinite(value) else None
 
 
 def _field(data: Any, name: str) -> str | None:
@@ -250,3 +281,89 @@ def _proposed(kind: str) -> str:
     if title is None:
         return f"{one_line(kind)} proposed"
     return f"the backend proposes to {title[0].lower()}{title[1:]}"
+
+
+# ---------------------------------------------------------------- projection crossings
+
+REARM_FRAC = 0.02
+"""A p90 must come back this fraction of the remaining time (or of the budget) inside
+the line before a new crossing alerts again: a p90 hovering at the line alerts once."""
+_REARM = Decimal(str(REARM_FRAC))
+
+
+def projection_alert(
+    state: RunState, proj: Projection, *, late: bool, over: bool, at: datetime | None = None
+) -> Alert:
+    """The alert of a projection whose p90 crossed the booking's end (`late`) and/or the
+    budget (`over`)."""
+    run = one_line(state.run_id)
+    now = at or _now()
+    parts = []
+    if late:
+        f90 = "not in sight" if proj.finish_p90 is None else when(proj.finish_p90, now)
+        ends = when(proj.booking_ends_at, now)
+        parts.append(f"p90 finish {f90}, after the booking ends ({ends})")
+    if over:
+        parts.append(f"p90 spend {usd(proj.spend_p90)}, over the budget of {usd(proj.budget_usd)}")
+    title = (
+        "Late and over budget"
+        if late and over
+        else "Will finish late"
+        if late
+        else ("Will go over budget")
+    )
+    return Alert(
+        "projection",
+        state.run_id,
+        title,
+        f"{run}: at the measured pace, " + "; ".join(parts) + ".",
+        stage=state.current_stage,
+        at=now,
+        seq=state.last_seq,
+    )
+
+
+class ProjectionCrossing:
+    """Raises a projection alert once per crossing of the booking's end or the budget by
+    the p90 (`check` after each projection; one per run)."""
+
+    def __init__(self) -> None:
+        self.late = False
+        self.over = False
+
+    def check(
+        self, state: RunState, proj: Projection, *, at: datetime | None = None
+    ) -> Alert | None:
+        """The alert when `proj` newly crosses a line; None otherwise. A projection not
+        made (measuring, ended) changes nothing."""
+        if not proj.known:
+            return None
+        new_late = proj.late and not self.late
+        new_over = proj.over and not self.over
+        if proj.late:
+            self.late = True
+        elif self.late and _back_inside_end(proj):
+            self.late = False
+        if proj.over:
+            self.over = True
+        elif self.over and _back_inside_budget(proj):
+            self.over = False
+        if not (new_late or new_over):
+            return None
+        return projection_alert(state, proj, late=new_late, over=new_over, at=at)
+
+
+def _back_inside_end(proj: Projection) -> bool:
+    end, f90, r90 = proj.booking_ends_at, proj.finish_p90, proj.remaining_s_p90
+    if end is None:
+        return True
+    if f90 is None or r90 is None:
+        return False
+    return (end - f90).total_seconds() >= REARM_FRAC * r90
+
+
+def _back_inside_budget(proj: Projection) -> bool:
+    budget, s90 = proj.budget_usd, proj.spend_p90
+    if budget is None:
+        return True
+    return s90 is not None and s90 <= budget * (1 - _REARM)

@@ -65,6 +65,10 @@ class Projection:
     """`finish ~… (p90 …) · spend ~… (p90 …)`, or why there is no projection yet."""
     warning: str
     """`⚠ p90 past booking end`, `⚠ p90 over budget`, both joined by ` · `, or ""."""
+    booking_ends_at: datetime | None = None
+    """What `late` was judged against."""
+    budget_usd: Decimal | None = None
+    """What `over` was judged against."""
 
     @property
     def known(self) -> bool:
@@ -185,7 +189,22 @@ def projection(
     over = budget_usd is not None and s90 is not None and s90 > budget_usd
     words = _words(f50, f90, s50, s90, anchor, r50)
     warning = " · ".join(w for w, on in ((WARN_LATE, late), (WARN_OVER, over)) if on)
-    return Projection(stage, f50, f90, s50, s90, r50, r90, late, over, measured_s, words, warning)
+    return Projection(
+        stage,
+        f50,
+        f90,
+        s50,
+        s90,
+        r50,
+        r90,
+        late,
+        over,
+        measured_s,
+        words,
+        warning,
+        booking_ends_at,
+        budget_usd,
+    )
 
 
 def _words(

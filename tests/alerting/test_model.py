@@ -95,9 +95,14 @@ def test_a_proposal_alert_names_the_proposal_and_its_expiry() -> None:
          "node_failed", "error", "node gpu-node-07 failed"),
         ("node.failed", {"hostname": "gpu-node-03"}, "node_failed", "error",
          "node gpu-node-03 failed"),
+        ("node.failed", {"hostname": "gpu-node-03", "replica_id": "r2"}, "node_failed", "error",
+         "node gpu-node-03 (replica r2) failed; the backend is recovering."),
+        ("straggler.detected", {"hostname": "gpu-node-02", "step_time_s": "NaN"}, "straggler",
+         "warning", "gpu-node-02 is slower than the rest of the fleet."),
         ("straggler.detected", {"hostname": "gpu-node-02", "step_time_s": 3.1,
                                 "fleet_p50_s": 2.0},
-         "straggler", "warning", "gpu-node-02 is slower than the rest of the fleet."),
+         "straggler", "warning",
+         "gpu-node-02 is slower than the rest of the fleet (step 3.10 s vs fleet 2.00 s)."),
         ("run.completed", {}, "run_end", "information", f"{RUN} ended: completed."),
     ],
 )  # fmt: skip
@@ -152,3 +157,34 @@ def test_to_json_never_carries_a_token_or_a_lone_surrogate() -> None:
     text = json.dumps(a.to_json(), allow_nan=False, ensure_ascii=False)
     assert token not in text
     text.encode("utf-8")  # a lone surrogate would raise here
+
+
+def test_a_node_failure_chain_alerts_once() -> None:
+    # A v1.1 backend: node.failed, then the fault it causes; one alert, not two.
+    chain = [
+        ("node.failed", {"hostname": "gpu-node-07", "fault_id": "f_12"}),
+        ("fault.detected", {"fault_id": "f_12", "kind": "node_failure", "node": "gpu-node-07",
+                            "detected_after_s": 95.0}),
+        ("fault.detected", {"fault_id": "f_12", "kind": "node_failure", "detected_after_s": 95.0}),
+    ]  # fmt: skip
+    state = RunState.empty(RUN)
+    kinds = []
+    for seq, (type_, data) in enumerate(chain, start=1):
+        event = make_event(type_, seq=seq, run_id=RUN, ts=TS, data=data)
+        state = state.apply(event)
+        a = alert_for(event, state)
+        kinds.append(None if a is None else a.kind)
+    assert kinds == ["node_failed", None, None]
+    # Once the node is back (or replaced by a healthy spare), a new failure alerts again.
+    back = make_event("node.recovered", seq=4, run_id=RUN, ts=TS, data={"hostname": "gpu-node-07"})
+    state = state.apply(back)
+    again = make_event(
+        "fault.detected",
+        seq=5,
+        run_id=RUN,
+        ts=TS,
+        data={"fault_id": "f_13", "kind": "node_failure", "node": "gpu-node-07",
+              "detected_after_s": 60.0},
+    )  # fmt: skip
+    state = state.apply(again)
+    assert alert_for(again, state) is not None
