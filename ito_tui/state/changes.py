@@ -28,7 +28,7 @@ class Changes:
     telemetry: bool = False
     """The bank gained samples or markers, or was rebuilt (the charts)."""
     timeline: bool = False
-    """Checkpoints or faults changed."""
+    """Checkpoints, faults or node incidents (`RunState.node_events`) changed."""
     proposals: bool = False
     """A proposal was created, decided or expired."""
 

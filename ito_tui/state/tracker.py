@@ -137,7 +137,8 @@ class RunTracker:
             timeline=after.checkpoints is not before.checkpoints
             or after.checkpoint_failures is not before.checkpoint_failures
             or after.faults is not before.faults
-            or after.slo_breaches is not before.slo_breaches,
+            or after.slo_breaches is not before.slo_breaches
+            or after.node_events is not before.node_events,
             proposals=after.proposals is not before.proposals
             or after.pending_proposals is not before.pending_proposals,
         )

@@ -9,7 +9,7 @@ from ito_tui.contract import EventBase, Run, TelemetrySample, make_event
 from ito_tui.state import EVERYTHING, NOTHING, Changes, RunTracker
 from ito_tui.state.views import marker_kind
 
-from .sequence import RUN_ID, T0, run_snapshot, showcase, telemetry_data
+from .sequence import RUN_ID, T0, node_failure_chain, run_snapshot, showcase, telemetry_data
 
 
 def ev(type_: str, seq: int, data: dict[str, Any]) -> EventBase:
@@ -153,3 +153,13 @@ def test_live_samples_a_backfill_already_holds_are_not_drawn_twice() -> None:
     loss = tracker.bank["loss"]
     assert loss.count == 12 and loss.markers == ()  # no "x went back"
     assert tracker.state.telemetry is not None and tracker.state.telemetry.step == 120
+
+
+def test_node_and_straggler_events_change_the_timeline_and_the_clock() -> None:
+    tracker = RunTracker(RUN_ID)
+    seen = {e.type: tracker.feed(e) for e in node_failure_chain()}
+    for type_ in ("straggler.detected", "node.degraded", "node.failed", "node.replaced"):
+        assert seen[type_] == Changes(run=True, log=True, timeline=True), type_
+    assert seen["quorum.changed"] == Changes(run=True, log=True)
+    # The run's clock is the events' sim_ts (what the projection measures against).
+    assert tracker.clock == node_failure_chain()[-1].sim_ts
