@@ -58,7 +58,7 @@ def _lines(messages: list[SSEMessage], query: LogQuery | None = None) -> list[Lo
     for message in messages:
         if message.event == "log.truncated":
             continue
-        if message.event != "log":
+        if message.event not in ("log", "message"):
             raise CheckFailed(f"SSE event {message.event[:40]!r}, expected log")
         try:
             line = LINE().validate_json(message.data)

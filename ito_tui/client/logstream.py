@@ -193,8 +193,10 @@ class LogStream(Follower[LogItem]):
             if at is not None and (self._last is None or at > self._last):
                 self._last = at
             return gap
-        if message.event != "log":
-            return None  # clients ignore event types they do not know (API.md)
+        if message.event not in ("log", "message"):
+            # Clients ignore event types they do not know (API.md); a message without
+            # `event:` is EventSource's "message" and read as a line, as the events' are.
+            return None
         line, problem = parse_line(message)
         if line is None:
             self._drop("skipped", f"a message that is not a valid log line: {problem}")

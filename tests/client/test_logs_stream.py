@@ -173,3 +173,13 @@ def test_a_filter_that_is_not_valid_is_refused_before_any_request(client: ItoCli
         client.logs("run_1", ranks=[-1])
     with pytest.raises(ValidationFailed, match="tail"):
         client.logs("run_1", tail=-5)
+
+
+async def test_a_line_without_an_event_field_is_read_and_unknown_types_are_ignored(
+    server: FakeServer, client: ItoClient
+) -> None:
+    plain = f"id: 1\ndata: {json.dumps(logsrv.line_body(1))}\n\n".encode()
+    ScriptedLog(server, n=3, script=[raw(plain + message(2, event="log.future") + message(3))])
+    stream = client.logs("run_1")
+    assert seqs(await collect(stream)) == [1, 3]
+    assert stream.skipped == 0
