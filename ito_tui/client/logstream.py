@@ -127,7 +127,6 @@ class LogStream(Follower[LogItem]):
                     async with self._open(self._params(first)) as response:
                         error = await self._check(response)
                         if error is None:
-                            first = False
                             self._set(status="live", attempt=0, retry_in_s=None)
                             async for message in self._messages(response, decoder):
                                 item = self._accept(message)
@@ -146,6 +145,7 @@ class LogStream(Follower[LogItem]):
                 self._note_retry(decoder)
                 failures = 1 if progressed else failures + 1
                 if closed:
+                    first = False  # the tail was served (a drop before any line: ask again)
                     # The server closes after the run's end; the reconnect after that is
                     # answered 204, or brings a tail a cut stream had not sent, or nothing.
                     ended = await self._run_ended()

@@ -183,3 +183,12 @@ async def test_a_line_without_an_event_field_is_read_and_unknown_types_are_ignor
     stream = client.logs("run_1")
     assert seqs(await collect(stream)) == [1, 3]
     assert stream.skipped == 0
+
+
+async def test_a_drop_before_the_first_line_asks_for_the_same_tail_again(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=9, script=[drop_mid(0)])
+    assert seqs(await collect(client.logs("run_1", tail=5))) == [5, 6, 7, 8, 9]
+    assert [a.query for a in log.asks[:2]] == [{"tail": ["5"]}, {"tail": ["5"]}]
+    assert [a.last_event_id for a in log.asks] == [None, None, "9"]
