@@ -1,6 +1,7 @@
 """`EventStream`: a run's typed events, exactly once and in order, across any drop.
 
-`GET /v1/runs/{id}/events` is Server-Sent Events. This iterator:
+`GET /v1/runs/{id}/events` is Server-Sent Events. This iterator (on `follow.Follower`,
+the machinery it shares with the job log's `LogStream`):
 
 - reconnects after a drop, a server restart or a silent stall, resuming with
   `Last-Event-ID`. Every reconnect waits between `StreamPolicy.reconnect_floor_s`
