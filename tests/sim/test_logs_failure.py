@@ -131,3 +131,25 @@ def test_the_same_seed_writes_the_same_log(sim_factory: Any) -> None:
             shapes.append(_shape(client, rid))
     assert len(shapes[0]) > 500
     assert shapes[0] == shapes[1]
+
+
+def test_a_hang_is_silent_in_the_log_until_every_ranks_watchdog_fires(sim_factory: Any) -> None:
+    sim: SimHandle = sim_factory(scenario="hang", seed=2)
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        run = create_run(client)
+        rid = run["run_id"]
+        wait_for(client, rid, lambda r: r["state"] == "completed", timeout=30)
+        lines = whole_log(client, rid)
+        events = _events(client, rid)
+    detected = next(e for e in events if e["type"] == "fault.detected")
+    assert detected["data"]["kind"] == "hang"
+    at = _ts(detected["sim_ts"])
+    stalled = max(_ts(e["sim_ts"]) for e in events
+                  if e["type"] == "telemetry" and _ts(e["sim_ts"]) < at)  # fmt: skip
+    # Silence (API.md): no line at all while every rank sits in the collective ...
+    assert [x for x in lines if x.sim_ts is not None and stalled < x.sim_ts < at] == []
+    # ... until the watchdogs fire on every rank at the detection.
+    watchdogs = [x for x in lines if x.sim_ts == at and x.source == "nccl"]
+    assert sorted(x.rank for x in watchdogs) == list(range(run["plan"]["world_size"]))
+    assert any(x.sim_ts == at and "(hang) detected after 720s" in x.text for x in lines)
+    assert lines[-1].text.startswith("torchrun: job completed")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -10,7 +12,7 @@ import httpx
 
 from ito_tui.contract import LogLine
 
-from .helpers import Message, create_run, key, wait_for
+from .helpers import Message, create_run, key, sse_messages, wait_for
 from .logs_support import lines_of, read_logs
 
 WINDOW = timedelta(seconds=1)
@@ -53,3 +55,36 @@ def test_log_flood_streams_at_least_ten_thousand_lines_a_second_from_every_rank(
     assert [x.seq for x in lines] == list(range(lines[0].seq, lines[0].seq + len(lines)))
     assert all(a.ts <= b.ts for a, b in itertools.pairwise(lines))
     assert all(a.sim_ts and b.sim_ts and a.sim_ts <= b.sim_ts for a, b in itertools.pairwise(lines))
+
+
+def test_a_reader_overtaken_by_retention_is_told_what_it_lost_and_goes_on(
+    sim_factory: Any,
+) -> None:
+    sim = sim_factory(scenario="log-flood", speed=20_000.0, log_retention=500)
+    got: list[Message] = []
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        run = create_run(client)
+        rid = run["run_id"]
+        with client.stream("GET", f"/v1/runs/{rid}/logs", params={"tail": 0},
+                           timeout=30) as response:  # fmt: skip
+            messages = sse_messages(response)
+            for message in messages:
+                if message.event is None:
+                    continue
+                got.append(message)
+                if len(got) == 10:
+                    # Stop reading while the flood writes ~36,000 lines: more than the
+                    # socket buffers hold, far more than the 500 the server keeps.
+                    time.sleep(3)
+                late = len(got) > 10  # (one may come first: the flood outran the connect)
+                if (late and message.event == "log.truncated") or len(got) > 200_000:
+                    break
+            nxt = next(m for m in messages if m.event)
+        assert client.post(f"/v1/runs/{rid}/cancel", headers=key()).status_code == 202
+    notice = got[-1]
+    assert notice.event == "log.truncated"
+    before = LogLine.model_validate_json(got[-2].data)
+    dropped = json.loads(notice.data)["dropped"]
+    assert dropped > 0 and int(notice.id or 0) == before.seq + dropped
+    after = LogLine.model_validate_json(nxt.data)
+    assert nxt.event == "log" and after.seq == int(notice.id or 0) + 1
