@@ -52,6 +52,7 @@ from ito_tui.tui.repaint import CHART_INTERVAL_S, TABLE_INTERVAL_S, Repaints
 from ito_tui.tui.run_actions import RunActions
 from ito_tui.tui.run_follow import RunFollower
 from ito_tui.tui.run_lending import RunLending
+from ito_tui.tui.run_projection import RunProjection
 from ito_tui.tui.run_proposals import RunProposals
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.session import shell
@@ -94,6 +95,7 @@ class PipelineScreen(RunActions, RunLending):
         self.repaints = Repaints(self)
         """The one repaint scheduler of this screen's panels (`pending` while one waits)."""
         self.proposals = RunProposals(self, self.tracker, self.repaints)
+        self.projection = RunProjection(self)  # painted with the strip, the stages and header
         self.connection = "connecting"
         self.loaded = False
         self._last_event_ts: datetime | None = None
@@ -290,6 +292,7 @@ class PipelineScreen(RunActions, RunLending):
     def _paint_strip(self) -> None:
         s, progress = self.run_state, self.tracker.progress()
         self._header.connection = self.connection
+        self.projection.paint()
         self._strip.run = s
         self._strip.progress = progress
         strip = self._proposal_strip

@@ -36,8 +36,9 @@ class HeaderStrip(Widget):
     is simulated. Text from the backend is rendered literally.
 
     `needs_you` pending proposals across every run show as `⚠ 2 need you · 2m41s`, the
-    time being the nearest expiry (`needs_you_left_s`; the app refreshes it). Like the
-    badges, that counter is never cut: the rest of the line gives way, the backend host
+    time being the nearest expiry (`needs_you_left_s`; the app refreshes it); a run
+    screen's `warning` (`⚠ p90 past booking end`) shows beside it. Like the badges, those
+    are never cut: the rest of the line gives way, the backend host
     first, then the operator, so the title (a run id) and the connection state stay.
     """
 
@@ -59,6 +60,8 @@ class HeaderStrip(Widget):
     read_only: reactive[bool] = reactive(False)
     needs_you: reactive[int] = reactive(0)
     needs_you_left_s: reactive[float | None] = reactive(None)
+    warning: reactive[str] = reactive("")
+    """The run's own warning (`⚠ p90 past booking end`): a badge, never cut."""
 
     def __init__(
         self,
@@ -89,6 +92,8 @@ class HeaderStrip(Widget):
                     needs_you_text(self.needs_you, self.needs_you_left_s), "bold $needs-human"
                 )
             )
+        if self.warning:
+            badges.append(Content.styled(visible(self.warning), "bold $warning"))
         if self.read_only:
             badges.append(Content.styled(" READ-ONLY ", "bold reverse $needs-human"))
         if self.demo:

@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from ito_tui.contract import STAGE_ORDER
 from ito_tui.format import count, percent, progress_text, stage_label, status_label
+from ito_tui.state.projection import Projection
 from ito_tui.state.views import StageView
 
 from .runfmt import STATE_GLYPHS, bar, elapsed
@@ -54,6 +55,28 @@ def progress_lines(view: StageView, width: int) -> list[str]:
     return [bar_line[:width], f"   {amount_text(view, width - 3)}"[:width]]
 
 
+def projection_lines(proj: Projection | None, width: int) -> list[tuple[str, bool]]:
+    """The projection under the current stage, as (text, warned) rows `width` wide:
+    `finish ~Dec 3 14:20 UTC (p90 Dec 4 02:00 UTC)` and `spend ~$28.1K (p90 $31.0K)`, the
+    finish's p90 on a row of its own where it does not fit; a p90 past the booking's end
+    or over the budget is marked `⚠` (the header says which in words)."""
+    if proj is None or not proj.words:
+        return []
+    if not proj.known:
+        return [(f"   {proj.words}"[:width], False)]
+    rows: list[tuple[str, bool]] = []
+    for part in proj.words.split(" · "):
+        warned = proj.late if part.startswith("finish") else proj.over
+        lead = " ⚠ " if warned else "   "
+        if len(lead) + len(part) <= width or " (p90 " not in part:
+            rows.append((f"{lead}{part}"[:width], warned))
+            continue
+        head, tail = part.split(" (p90 ", 1)
+        rows.append((f"{lead}{head}"[:width], warned))
+        rows.append((f"     p90 {tail.rstrip(')')}"[:width], warned))
+    return rows
+
+
 def amount_text(view: StageView, width: int = 1000) -> str:
     """`step 23,484/30,632 · ETA 3h52m · 16.1B/40B tok` in `width` cells: the tokens only
     where they fit whole. The stage list's second progress row and the detail pane's
@@ -86,6 +109,8 @@ class StageList(Widget, can_focus=True):
     StageList > .stages--skipped { color: $text-muted; text-style: italic; }
     StageList > .stages--cancelled { color: $text-muted; }
     StageList > .stages--cursor { background: $boost; }
+    StageList > .stages--warned { color: $warning; text-style: bold; }
+    StageList > .stages--projection { color: $text-muted; }
     StageList:focus > .stages--cursor { text-style: reverse; }
     """
 
@@ -98,6 +123,8 @@ class StageList(Widget, can_focus=True):
         "stages--skipped",
         "stages--cancelled",
         "stages--cursor",
+        "stages--warned",
+        "stages--projection",
     }
 
     BINDINGS = [
@@ -130,6 +157,9 @@ class StageList(Widget, can_focus=True):
     """The latest event time: running stages' elapsed time is measured up to it."""
     cursor: reactive[int] = reactive(0, init=False)
     """Index of the selected stage."""
+    projection: reactive[Projection | None] = reactive(None, repaint=False)
+    """The run's projected finish and spend (`RunTracker.projection`), drawn under the
+    current stage."""
 
     @dataclass
     class StageSelected(Message):
@@ -139,14 +169,22 @@ class StageList(Widget, can_focus=True):
 
     def watch_views(self, views: tuple[StageView, ...]) -> None:
         # Re-layout only when the height changes (a stage started or ended running).
-        height = self._rows(views)
-        if height != self._height:
-            self._height = height
-            self.refresh(layout=True)
+        self._relayout_if_taller()
         self._repaint_if_changed()
 
     def watch_current(self) -> None:
+        self._relayout_if_taller()
         self._repaint_if_changed()
+
+    def watch_projection(self) -> None:
+        self._relayout_if_taller()
+        self._repaint_if_changed()
+
+    def _relayout_if_taller(self) -> None:
+        height = self._rows(self.views)
+        if height != self._height:
+            self._height = height
+            self.refresh(layout=True)
 
     def watch_now(self, old: datetime | None, new: datetime | None) -> None:
         # `now` moves with every event, but only running stages' elapsed time shows it,
@@ -204,15 +242,27 @@ class StageList(Widget, can_focus=True):
             return
         row = 0
         for i, view in enumerate(self.views):
-            rows = 3 if expanded(view) else 1
+            rows = self._view_rows(view)
             if row <= offset < row + rows:
                 self.cursor = i
                 return
             row += rows
 
-    @staticmethod
-    def _rows(views: tuple[StageView, ...]) -> int:
-        return max(len(STAGE_ORDER), sum(3 if expanded(v) else 1 for v in views))
+    def _width(self) -> int:
+        return max(20, self.content_region.width or self.size.width - 2)
+
+    def _projection_rows(self, view: StageView) -> list[tuple[str, bool]]:
+        if view.name != self.current or not expanded(view):
+            return []
+        return projection_lines(self.projection, self._width())
+
+    def _view_rows(self, view: StageView) -> int:
+        if not expanded(view):
+            return 1
+        return 3 + len(self._projection_rows(view))
+
+    def _rows(self, views: tuple[StageView, ...]) -> int:
+        return max(len(STAGE_ORDER), sum(self._view_rows(v) for v in views))
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         return self._rows(self.views)
@@ -250,4 +300,8 @@ class StageList(Widget, can_focus=True):
         out = [line]
         if expanded(view):
             out.extend(Text(row, style=style or "") for row in progress_lines(view, width))
+            warned = self.get_component_rich_style("stages--warned", partial=True)
+            muted = self.get_component_rich_style("stages--projection", partial=True)
+            for text, warn in self._projection_rows(view):
+                out.append(Text(text, style=warned if warn else muted))
         return out
