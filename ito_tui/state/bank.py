@@ -47,7 +47,9 @@ class TelemetryBank:
         self.refused_overflow = 0
         """Samples of refused names past the `_MAX_REFUSED` names remembered."""
         self.pace = Pace()
-        """The current stage's measured step and spend over time (`state.projection`)."""
+        """The current stage's measured step and spend on the run's clock (`projection`):
+        fed by `RunTracker.feed` from live events (their `sim_ts`), not by `ingest` (a
+        sample's own `ts` may be another clock: desk_sim's is the wall clock)."""
         self.samples = 0
 
     def __getitem__(self, metric: str) -> TelemetrySeries:
@@ -92,9 +94,7 @@ class TelemetryBank:
         s["goodput_runtime"].append(x, sample.goodput.runtime_frac)
         s["interruptions_per_1k"].append(x, sample.interruptions_per_1k_gpu_hours)
         s["ckpt_write_gb_per_s"].append(x, sample.checkpoint.write_gb_per_s)
-        spend = to_float(sample.spend_usd)
-        s["spend_usd"].append(x, spend)
-        self.pace.add(str(sample.stage), x, sample.step, spend)
+        s["spend_usd"].append(x, to_float(sample.spend_usd))
         rl = sample.rl
         if rl is not None:
             s["rl_reward"].append(x, rl.reward_mean)

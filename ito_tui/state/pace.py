@@ -1,6 +1,8 @@
 """`Pace`: the current stage's measured progress over time, bounded, for the projection.
 
-Each telemetry sample gives (x = its `ts` in seconds on the run's clock, step, spend).
+Each live telemetry event gives (x = its `sim_ts`, else `ts`, in seconds: the run's
+clock; the sample's step; its spend). Not a sample's own `ts`: desk_sim writes the wall
+clock there, which at "an hour a second" would make every run look 3,600× faster.
 `Pace` keeps a decimated history of the current stage: every sample until `cap`
 points, then every second, fourth, … one (the kept points halve when full), so a
 90-day stage costs the same 256 points as a 5-minute one and its whole span stays
@@ -20,7 +22,7 @@ CAP = 256
 
 class PacePoint(NamedTuple):
     x: float
-    """Seconds on the run's clock (the sample's `ts`)."""
+    """Seconds on the run's clock (the event's `sim_ts`, else its `ts`)."""
     step: int
     spend: float
     """Dollars spent by then (NaN when the sample's spend is not a number)."""

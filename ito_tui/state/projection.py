@@ -69,6 +69,8 @@ class Projection:
     """What `late` was judged against."""
     budget_usd: Decimal | None = None
     """What `over` was judged against."""
+    stage_remaining_s: float | None = None
+    """The p50 seconds left of the current stage alone (the rest are later stages)."""
 
     @property
     def known(self) -> bool:
@@ -166,6 +168,7 @@ def projection(
     r50, r90 = _remaining_s(intervals, steps_left)
     tau = sum(dt for dt, _ in intervals) / sum(dw for _, dw in intervals)
     later = _later_stages_s(state, stage, tau * p.total_steps)
+    stage_r50 = r50
     r50 += later
     r90 += later * (r90 / r50 if r50 > 0 else 1.0) if later else 0.0
     # Dollars a second over the measured span (spend is paid for the GPUs held, whatever
@@ -204,6 +207,7 @@ def projection(
         warning,
         booking_ends_at,
         budget_usd,
+        stage_r50,
     )
 
 

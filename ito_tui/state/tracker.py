@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from ito_tui.contract import EventBase, Run, TelemetrySample
+from ito_tui.format import to_float
 
 from .bank import TelemetryBank
 from .changes import EVERYTHING, NOTHING, Changes, changes
@@ -65,8 +66,7 @@ class RunTracker:
         self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
         """Every chart marker (x, label), kept to re-mark a bank a backfill rebuilds."""
         self.clock: datetime | None = None
-        """The run's clock: the newest `sim_ts` (else `ts`) of an accepted event or a
-        telemetry sample's `ts` (a sample's time is the run's clock too)."""
+        """The run's clock: the newest `sim_ts` (else `ts`) of an accepted event."""
 
     @property
     def bank(self) -> TelemetryBank:
@@ -109,7 +109,9 @@ class RunTracker:
             return NOTHING
         after = before.apply(event)
         self.state = after
-        self._tick(event.sim_ts or event.ts)
+        moment = event.sim_ts or event.ts
+        if self.clock is None or moment > self.clock:
+            self.clock = moment
         self._logged = event.seq
         logged = self.log.append(event) is not None
         if event.type == "resync":
@@ -120,9 +122,14 @@ class RunTracker:
         # live and backfilled samples share one x axis (event `sim_ts` has no page twin).
         # A page fetched after the snapshot may already hold the samples the stream then
         # sends: by their seq, they are not drawn twice (nor marked "x went back").
-        if isinstance(sample, TelemetrySample) and sample.seq > self._sample_seq:
-            self._ingest(sample)
-            telemetry = True
+        if isinstance(sample, TelemetrySample):
+            # The pace is measured on the run's clock (the event's sim_ts), live only.
+            self.bank.pace.add(
+                str(sample.stage), moment.timestamp(), sample.step, to_float(sample.spend_usd)
+            )
+            if sample.seq > self._sample_seq:
+                self._ingest(sample)
+                telemetry = True
         labels = event_markers(before, after, event)
         at = self._last_x if labels else None
         if at is not None:
@@ -171,7 +178,9 @@ class RunTracker:
         gaps or overlaps with what the old bank holds); the chart markers are kept.
         """
         if fresh:
+            pace = self._bank.pace
             self._bank = TelemetryBank()
+            self._bank.pace = pace  # measured from live events: a backfill has no sim_ts
             self._last_x, self._sample_seq = None, 0
         count = self.bank.samples
         for sample in sorted(samples, key=lambda s: s.seq):
@@ -183,12 +192,7 @@ class RunTracker:
                 self.bank.add_marker(x, label)
         return changes(telemetry=fresh or added > 0)
 
-    def _tick(self, moment: datetime) -> None:
-        if self.clock is None or moment > self.clock:
-            self.clock = moment
-
     def _ingest(self, sample: TelemetrySample) -> None:
-        self._tick(sample.ts)
         x = sample.ts.timestamp()
         self.bank.ingest(sample, x)
         self._sample_seq = sample.seq

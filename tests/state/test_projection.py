@@ -168,3 +168,27 @@ def test_the_pace_is_bounded_and_keeps_the_whole_stage_span() -> None:
     assert len(pace) <= 16 and pts[0].x == 0.0 and pts[-1].x == 9999.0
     pace.add("sft", 10_000.0, 0, 0.0)
     assert [p.x for p in pace.points()] == [10_000.0]
+
+
+def test_the_pace_is_the_events_clock_not_the_samples_own_ts() -> None:
+    # desk_sim's samples carry the wall clock (frozen within a burst) in `ts`; the run's
+    # clock is the envelope's sim_ts. Measured on the wrong one, this run would never end.
+    tracker = RunTracker(RUN_ID)
+    tracker.feed(
+        make_event(
+            "stage.started",
+            seq=1,
+            run_id=RUN_ID,
+            ts=T0,
+            sim_ts=T0,
+            data={"stage": "pretrain", "total_steps": TOTAL},
+        )
+    )
+    for i, (t, step) in enumerate(STEADY, start=2):
+        data = {**telemetry_data(i, step), "ts": T0.isoformat(), "spend_usd": f"{t}"}
+        tracker.feed(make_event("telemetry", seq=i, run_id=RUN_ID, ts=T0, sim_ts=at(t), data=data))
+    assert tracker.clock == at(1200)
+    assert tracker.projection().remaining_s_p50 == pytest.approx(4800)
+    # A backfill (no sim_ts) rebuilds the bank but keeps the pace measured live.
+    tracker.backfill([])
+    assert tracker.projection().remaining_s_p50 == pytest.approx(4800)
