@@ -199,7 +199,7 @@ def _gpu(
     g: int,
     minute: int,
     *,
-    training: bool,
+    mode: str,
     slow: float,
     mem_gib: float,
     mem_total: float,
@@ -220,7 +220,12 @@ def _gpu(
             "ecc_errors_uncorrected": ecc,
         }
     throttle = slow - 1.0
-    if training:
+    if mode == "hang":
+        # An NCCL hang's signature: every GPU "100 % busy" spinning in a collective kernel,
+        # at a fraction of training power, memory still held.
+        util, temp, power = 1.0, 50.0 + 4.0 * u, 240.0 + 30.0 * u
+        mem = mem_gib * (0.97 + 0.02 * uniform(seed, "gpu-mem", n["hostname"], g))
+    elif mode == "train":
         util = max(0.05, 0.93 + 0.05 * u - 0.7 * throttle * (0.6 + 0.4 * hot))
         temp = min(94.0, 61.0 + 9.0 * u + 60.0 * throttle * (0.5 + 0.5 * hot))
         power = (590.0 + 90.0 * u) / (1.0 + 1.2 * throttle)
@@ -276,7 +281,8 @@ def snapshot(state: JsonDict, now: datetime) -> JsonDict:
     seed, t = int(state["seed"]), float(state["clock"])
     run = state["run"]
     created = parse_iso(run["created_at"])
-    training = run["state"] == "running" and bool(state.get("train")) and not state.get("hang")
+    training = run["state"] == "running" and bool(state.get("train"))
+    mode = ("hang" if state.get("hang") else "train") if training else "idle"
     plan = run.get("plan") or {}
     mem_gib = float(plan.get("est_mem_per_gpu_gib", 60.0))
     mem_total = float(fleet["mem_total_gib"])
@@ -310,7 +316,7 @@ def snapshot(state: JsonDict, now: datetime) -> JsonDict:
                         n,
                         g,
                         minute,
-                        training=training,
+                        mode=mode,
                         slow=slow,
                         mem_gib=mem_gib,
                         mem_total=mem_total,

@@ -96,7 +96,8 @@ def test_showcase_shows_a_straggler_for_a_while_before_that_node_fails(sim_facto
 def test_hang_stops_progress_with_heartbeats_flowing_until_the_backends_own_detection(
     sim_factory: Any,
 ) -> None:
-    handle: SimHandle = sim_factory(scenario="hang", speed=20_000.0, heartbeat_s=0.2)
+    # 2000x: pretrain starts after ~1 s, its hang (30 % in) ~0.4 s later; time to slow down.
+    handle: SimHandle = sim_factory(scenario="hang", speed=2000.0, heartbeat_s=0.2)
     with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
         rid = create_run(client, dict(SMALL_SPEC))["run_id"]
         wait_for(client, rid, lambda r: r["current_stage"] == "pretrain")
@@ -117,6 +118,9 @@ def test_hang_stops_progress_with_heartbeats_flowing_until_the_backends_own_dete
     assert first["replicas"][0]["step"] == second["replicas"][0]["step"]
     assert all(r["state"] == "healthy" and r["heartbeat_age_s"] < 5 for r in second["replicas"])
     assert second["quorum"]["participants"] == len(second["replicas"])
+    # An NCCL hang's signature in the counters: every GPU busy, spinning in a collective.
+    gpus = [g for n in second["nodes"] for g in n["gpus"]]
+    assert all(g["util_frac"] == 1.0 and g["power_w"] < 300 for g in gpus)
     events = [m for m in messages if m.event is not None]
     at = next(i for i, m in enumerate(events) if m.event == "fault.detected")
     detected = events[at].envelope
