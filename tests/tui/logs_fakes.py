@@ -13,12 +13,19 @@ from typing import Any
 
 from ito_tui.client import ConnectionState
 from ito_tui.client.loglines import LogQuery
-from ito_tui.contract import EventBase, LogLine, LogTruncated
+from ito_tui.contract import EventBase, LogLine, LogTruncated, make_event
 from tests.support.fakelogs import FakeLogStream
 
-from .pipeline_fakes import T0, FakeRunClient
+from .pipeline_fakes import RUN_ID, T0, FakeRunClient
 
-__all__ = ["FakeLogsClient", "fault_time", "log_line", "trainer_log"]
+__all__ = [
+    "NCCL_TIMEOUT",
+    "FakeLogsClient",
+    "fault_time",
+    "log_line",
+    "trainer_log",
+    "with_node_failure",
+]
 
 NCCL_TIMEOUT = "Watchdog caught collective operation timeout"
 
@@ -65,6 +72,18 @@ def trainer_log(
             "memory: 58.31GiB(73.32%)  tps: 8,412  tflops: 391.65  mfu: 39.60%",
         )
     return out
+
+
+def with_node_failure(script: Any) -> tuple[list[EventBase], datetime]:
+    """The pretrain script, and its node failure's time: `node.failed` (fault f1) 95 s
+    before the fault was detected, as a failure's chain comes."""
+    events = list(script.events)
+    failed_at = fault_time(events) - timedelta(seconds=95)
+    data = {"hostname": "gpu-node-07", "fault_id": "f1", "reason": "Xid 79 on GPU 3"}
+    events.append(
+        make_event("node.failed", seq=len(events) + 1, run_id=RUN_ID, ts=failed_at, data=data)
+    )
+    return events, failed_at
 
 
 class LiveLogStream(FakeLogStream):

@@ -9,7 +9,6 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from ito_tui.contract import make_event
 from ito_tui.state.logbuffer import ShownLine
 from ito_tui.tui import ItoApp
 from ito_tui.tui.run_logs import MAX_LINES
@@ -20,7 +19,14 @@ from tests.support.apps import settle, snapshot_app
 from tests.support.caps import CAPABILITY_NAMES, capabilities
 from tests.support.waiting import wait_for
 
-from .logs_fakes import NCCL_TIMEOUT, FakeLogsClient, fault_time, log_line, trainer_log
+from .logs_fakes import (
+    NCCL_TIMEOUT,
+    FakeLogsClient,
+    fault_time,
+    log_line,
+    trainer_log,
+    with_node_failure,
+)
 from .pipeline_fakes import NOW, RUN_ID, T0, pretrain_script
 from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
@@ -96,18 +102,6 @@ async def test_a_hidden_tab_closes_its_stream_and_resumes_after_the_last_line() 
         assert client.streams()[-1]["since_seq"] == held  # resumed, not replayed
         seqs = [pane.buffer.line(i).seq for i in range(len(pane.buffer))]
         assert seqs == sorted(set(seqs))  # every line once, in order
-
-
-def with_node_failure(script: Any) -> tuple[list[Any], Any]:
-    """The pretrain script, and its node failure's time: `node.failed` (fault f1) 95 s
-    before the fault was detected, as a failure's chain comes."""
-    events = list(script.events)
-    failed_at = fault_time(events) - timedelta(seconds=95)
-    data = {"hostname": "gpu-node-07", "fault_id": "f1", "reason": "Xid 79 on GPU 3"}
-    events.append(
-        make_event("node.failed", seq=len(events) + 1, run_id=RUN_ID, ts=failed_at, data=data)
-    )
-    return events, failed_at
 
 
 async def test_enter_on_a_fault_in_the_timeline_opens_the_logs_at_the_nccl_timeout() -> None:

@@ -39,6 +39,8 @@ NODE_FROM = 110
 """Widget width from which a row also names the line's node."""
 LEVEL_MARKS = {"debug": "D", "info": "I", "warning": "W", "error": "E", "critical": "C"}
 """One letter per level beside the colour, so a level reads without colour too."""
+COLUMNS_STEP = 8
+"""Columns left/right scroll a long line by."""
 CONTEXT_ROWS = 3
 """Rows shown above a line the view is asked to show (a match, a fault's time)."""
 
@@ -92,6 +94,10 @@ class LogView(ScrollView, can_focus=True):
         Binding("pagedown", "pages(1)", "Newer", show=False, id="logs.page_down", tooltip="Newer"),
         Binding("home", "oldest", "Oldest", show=False, id="logs.home", tooltip="Oldest held"),
         Binding("end", "follow", "Follow", id="logs.follow", tooltip="Follow the newest lines"),
+        Binding("left", "columns(-1)", "Left", show=False, id="logs.left", tooltip="Scroll left"),
+        Binding(
+            "right", "columns(1)", "Right", show=False, id="logs.right", tooltip="Scroll right"
+        ),
     ]
 
     @dataclass
@@ -219,6 +225,11 @@ class LogView(ScrollView, can_focus=True):
     def action_pages(self, delta: int) -> None:
         self._scroll_by(delta * max(1, self.scrollable_content_region.height - 1))
 
+    def action_columns(self, delta: int) -> None:
+        # A long line (a traceback's, NCCL's) is read sideways, a word at a time.
+        step = COLUMNS_STEP * delta
+        self.scroll_to(x=max(0, self.scroll_x + step), animate=False, immediate=True, force=True)
+
     def action_oldest(self) -> None:
         self._scroll_by(-len(self.source))
 
@@ -306,6 +317,9 @@ class LogView(ScrollView, can_focus=True):
                 at = folded.find(needle, at + len(needle))
         if current:
             text.stylize(part("logview--current"))
+        # The widget's own colours under every span (a span without a background would
+        # show the terminal's).
+        text.stylize_before(self.rich_style)
         segments = list(text.render(self.app.console))
         length = cell_len(text.plain)
         if length > self._width:

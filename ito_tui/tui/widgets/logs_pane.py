@@ -105,8 +105,10 @@ class LogsPane(LogsKeys):
             self._caption()
 
     def focus(self, scroll_visible: bool = True) -> LogsPane:
-        # The tab's key taker (`RunActions.action_tab`): the lines take the keys.
-        self.view.focus(scroll_visible)
+        # The tab's key taker (`RunActions.action_tab`): the lines take the keys (none
+        # while the backend has no log to give: the keys stay where they were).
+        if self.offered:
+            self.view.focus(scroll_visible)
         return self
 
     def show_around(self, when: datetime, label: str = "") -> None:
