@@ -151,6 +151,10 @@ async def last_lines(ctx: Context, client: ItoClient, printer: LogPrinter) -> No
         if page.next_before_seq is None or not page.items:
             break
         before = page.next_before_seq
+    if not chunks and wanted > 0:
+        matching = " matching the filters" if any(_filters(args).values()) else ""
+        ctx.out.info(f"no log lines{matching} for {safe(args.run)} yet")
+        return
     write = ctx.out.stdout.write
     for chunk in reversed(chunks):
         write(chunk)

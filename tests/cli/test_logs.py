@@ -85,6 +85,10 @@ def test_filters_reach_the_backend(cli, backend) -> None:
     assert got == [x for x in every if x["rank"] in {rank, 0}]
     assert {x["rank"] for x in got} == {rank, 0}
 
+    none = cli("logs", run_id, "--grep", "no-such-text-in-any-line")
+    assert none.code == 0 and none.out == ""
+    assert none.err == f"no log lines matching the filters for {run_id} yet\n"
+
 
 def test_follow_prints_every_line_once_and_exits_with_the_outcome(cli, backend) -> None:
     run_id = submit(cli, "--scenario", "gate-fail")
