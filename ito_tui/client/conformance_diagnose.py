@@ -50,6 +50,9 @@ from .sse import SSEMessage
 __all__ = ["diagnose_checks"]
 
 TAIL = 20
+READ_S = 3.0
+"""How long a log check reads: a replay arrives at once, and no check waits for live lines
+(a running run's `level=warning` may have none for minutes)."""
 
 
 def _lines(messages: list[SSEMessage], query: LogQuery | None = None) -> list[LogLine]:
@@ -118,7 +121,9 @@ async def _log_checks(probe: Probe, report: ConformanceReport, run_id: str, term
     seen: list[LogLine] = []
 
     async def framing() -> str:
-        answer, messages, retry_ms = await read_sse(probe, path, limit=TAIL, params={"tail": TAIL})
+        answer, messages, retry_ms = await read_sse(
+            probe, path, limit=TAIL, params={"tail": TAIL}, read_s=READ_S
+        )
         if answer.status == 204 and terminal:
             raise SkipCheck("the finished run has no log lines")
         expect_status(answer, 200)
@@ -139,7 +144,9 @@ async def _log_checks(probe: Probe, report: ConformanceReport, run_id: str, term
         if len(seen) < 2:
             raise SkipCheck("fewer than two lines to resume between")
         after = seen[len(seen) // 2 - 1].seq
-        answer, messages, _ = await read_sse(probe, path, last_event_id=str(after), limit=3)
+        answer, messages, _ = await read_sse(
+            probe, path, last_event_id=str(after), limit=3, read_s=READ_S
+        )
         expect_status(answer, 200)
         got = [line.seq for line in _lines(messages)]
         expected = [line.seq for line in seen if line.seq > after][:3]
@@ -158,7 +165,7 @@ async def _log_checks(probe: Probe, report: ConformanceReport, run_id: str, term
                 for k, v in query.params().items()
             )
             answer, messages, _ = await read_sse(
-                probe, path, limit=TAIL, params={"tail": TAIL, **query.params()}
+                probe, path, limit=TAIL, params={"tail": TAIL, **query.params()}, read_s=READ_S
             )
             if answer.status == 204:
                 counts.append(f"{shown}: none")  # an ended run with no such line
@@ -188,7 +195,9 @@ async def _log_checks(probe: Probe, report: ConformanceReport, run_id: str, term
         if not newest.items:
             raise SkipCheck("the finished run has no log lines")
         last = newest.items[-1].seq
-        answer, _msgs, _retry = await read_sse(probe, path, last_event_id=str(last), limit=1)
+        answer, _msgs, _retry = await read_sse(
+            probe, path, last_event_id=str(last), limit=1, read_s=READ_S
+        )
         if answer.status != 204:
             raise CheckFailed(f"Last-Event-ID at the last line answered {answer.status}, not 204")
         return f"204 No Content after seq {last}"

@@ -31,6 +31,7 @@ async def read_sse(
     last_event_id: str | None = None,
     limit: int = 50,
     params: dict[str, Any] | None = None,
+    read_s: float = SSE_READ_S,
 ) -> tuple[Answer, list[SSEMessage], int | None]:
     """Open an event stream; read up to `limit` messages or until it closes/times out.
 
@@ -51,7 +52,7 @@ async def read_sse(
             body = await read_capped(response, 65536, "GET /v1/runs/{id}/events")
             return Answer(response.status_code, response.headers, body), [], None
         try:
-            async with asyncio.timeout(SSE_READ_S):
+            async with asyncio.timeout(read_s):
                 async for chunk in iter_body(response, "GET /v1/runs/{id}/events"):
                     messages.extend(m for m in decoder.feed(chunk) if m.data)
                     if len(messages) >= limit:
