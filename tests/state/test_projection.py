@@ -8,6 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ito_tui.contract import make_event
 from ito_tui.state import RunTracker
@@ -192,3 +194,44 @@ def test_the_pace_is_the_events_clock_not_the_samples_own_ts() -> None:
     # A backfill (no sim_ts) rebuilds the bank but keeps the pace measured live.
     tracker.backfill([])
     assert tracker.projection().remaining_s_p50 == pytest.approx(4800)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1e6), st.integers(-50, 500), st.floats(0, 1e4)),
+        min_size=0,
+        max_size=40,
+    ),
+    st.integers(1, 10**7),
+)
+def test_any_measured_history_gives_an_ordered_projection_or_none(
+    steps: list[tuple[float, int, float]], total: int
+) -> None:
+    tracker = RunTracker(RUN_ID)
+    tracker.feed(
+        make_event(
+            "stage.started",
+            seq=1,
+            run_id=RUN_ID,
+            ts=T0,
+            sim_ts=T0,
+            data={"stage": "pretrain", "total_steps": total},
+        )
+    )
+    t, step, spend = 0.0, 0, 0.0
+    for i, (dt, dstep, dspend) in enumerate(steps, start=2):
+        t, step, spend = t + dt, max(0, step + dstep), spend + dspend
+        data = {**telemetry_data(i, step), "spend_usd": f"{spend:.2f}"}
+        tracker.feed(
+            make_event("telemetry", seq=i, run_id=RUN_ID, ts=at(t), sim_ts=at(t), data=data)
+        )
+    proj = tracker.projection(booking_ends_at=at(86_400), budget_usd=Decimal(1000))
+    assert proj.words
+    if proj.known:
+        assert proj.remaining_s_p90 is not None and proj.remaining_s_p50 is not None
+        assert proj.remaining_s_p90 >= proj.remaining_s_p50 >= 0
+        if proj.finish_p50 is not None and proj.finish_p90 is not None:
+            assert proj.finish_p90 >= proj.finish_p50
+        if proj.spend_p50 is not None and proj.spend_p90 is not None:
+            assert proj.spend_p90 >= proj.spend_p50
