@@ -26,6 +26,7 @@ from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import COLUMNS, row_of
 from ito_tui.tui.textual_private import with_terminal
 from ito_tui.tui.widgets.eventlog import EventLogView
+from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import summary_value
@@ -238,8 +239,13 @@ async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_cl
         await pilot.press("escape")  # Decide later
         await pilot.pause()
         assert app.screen is screen
-        # The toasts the modal took down show again (the app's alerts), then the one it held.
-        assert toasts == ["Node failed", "SLO breached"] * 2 + ["Budget warning"]
+        # The toasts the modal took down show again (the app's alerts), then the ones it
+        # held: the warning, and the projection's (at the measured pace the p90 spend is
+        # over the $100 the warning names).
+        assert toasts == ["Node failed", "SLO breached"] * 2 + [
+            "Budget warning",
+            "Will go over budget",
+        ]
 
 
 async def test_every_chart_label_fits_its_column() -> None:
@@ -252,8 +258,10 @@ async def test_every_chart_label_fits_its_column() -> None:
         assert isinstance(app.screen, ProposalModal)
         charts = [c for s in app.screen_stack for c in s.query(TextSparkline)]
         modal = [c for c in charts if isinstance(c.screen, ProposalModal)]
-        assert len(modal) == 1 and len(charts) > 10  # telemetry (RL ones too) and the modal's
+        stack = [c for s in app.screen_stack for c in s.query(ChartStack)]
+        assert len(modal) == 1 and len(stack) == 1 and len(stack[0].keys) >= 9  # the panel's
         views = [c.view for c in charts if c.view is not None]
+        views += [v for k in stack[0].keys if (v := stack[0].view(k)) is not None]
         assert any(isinstance(c.screen, ProposalModal) for c in charts if c.view is not None)
         labels = [text for v in views for text in (v.label, v.sublabel)]
         labels += [text for m in METRICS for text in (m.label, m.sublabel)]  # RL ones too
@@ -362,13 +370,11 @@ async def test_rlvr_adds_the_async_rl_metrics() -> None:
         await settle(pilot)
         panel = app.screen.query_one(TelemetryPanel)
         assert panel.has_class("-rl")
-        shown = {c.id for c in panel.query(TextSparkline) if c.display and c.region.height}
-        assert {"spark-rl_reward", "spark-rl_entropy", "spark-rl_staleness"} <= shown
-        assert {"spark-rl_filtered_frac", "spark-rl_ess"} <= shown
-        loss = panel.query_one("#spark-loss", TextSparkline)
-        assert loss.render_line(0).text.startswith("RL loss")
-        chart = panel.query_one("#spark-rl_staleness", TextSparkline)
-        assert chart.render_line(1).text.startswith("bound 4")
+        charts = panel.query_one(ChartStack)
+        shown = set(charts.keys) if charts.region.height else set()
+        assert {"rl_reward", "rl_entropy", "rl_staleness", "rl_filtered_frac", "rl_ess"} <= shown
+        assert charts.chart_text("loss")[0].startswith("RL loss")
+        assert charts.chart_text("rl_staleness")[1].startswith("bound 4")
 
 
 async def test_unknown_run_says_so_in_the_header() -> None:
