@@ -61,7 +61,7 @@ def check_log_page(
                 field=f"items.{index}.seq",
                 endpoint=endpoint,
             )
-        mismatch = query.mismatch(line, text_cut=False)
+        mismatch = query.mismatch(line, text_cut=line.cut)
         if mismatch is not None:
             raise ProtocolError(
                 f"{endpoint}: item {index} (seq {line.seq}) has {mismatch}",

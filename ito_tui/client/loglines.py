@@ -77,7 +77,8 @@ class LogQuery:
         """What in `line` contradicts the filters (None when it matches).
 
         A line of a level this client does not know is not judged by level; the text
-        of a line the client cut is not judged by `q` (the match may be in the part cut).
+        of a cut line (`text_cut`: by the server or the client) is not judged by `q`: the
+        match may be in the part cut.
         """
         if self.ranks and line.rank not in self.ranks:
             return f"rank {line.rank}, asked for rank {', '.join(map(str, self.ranks))}"

@@ -211,7 +211,7 @@ class LogStream(Follower[LogItem]):
                 "stale", f"log seq {line.seq} is not after {self._last} (duplicate or backwards)"
             )
             return None
-        mismatch = self.query.mismatch(line, text_cut=message.cut)
+        mismatch = self.query.mismatch(line, text_cut=line.cut)
         if mismatch is not None:
             self._drop("skipped", f"log line {line.seq} does not match the filter: {mismatch}")
             return None

@@ -121,3 +121,14 @@ async def test_desk_sims_open_metrics_come_one_name_at_a_time(sim: Any) -> None:
     names = {name for item in everything.items for name in item.metrics}
     assert {"grad_norm", "lr", "mfu(%)"} <= names
     assert picked.items and all(set(i.metrics) == {"grad_norm"} for i in picked.items)
+
+
+async def test_a_cut_line_is_not_judged_by_q_its_match_may_be_in_the_part_cut(
+    server: FakeServer, client: ItoClient
+) -> None:
+    serve_page(server, [3], None, text="Traceback (most recent call last): …", cut=True)
+    page = await client.log_page("run_1", q="CUDA error")
+    assert [line.seq for line in page.items] == [3]
+    serve_page(server, [3], None, text="Traceback (most recent call last): …", cut=False)
+    with pytest.raises(ProtocolError, match="text without 'CUDA error'"):
+        await client.log_page("run_1", q="CUDA error")
