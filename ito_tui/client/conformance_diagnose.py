@@ -72,7 +72,7 @@ def _lines(messages: list[SSEMessage], query: LogQuery | None = None) -> list[Lo
             raise CheckFailed(f"SSE id {message.id!r} differs from the line's seq {line.seq}")
         if lines and line.seq <= lines[-1].seq:
             raise CheckFailed(f"seq {line.seq} after {lines[-1].seq}: not strictly increasing")
-        mismatch = query.mismatch(line) if query is not None else None
+        mismatch = query.mismatch(line, text_cut=line.cut) if query is not None else None
         if mismatch is not None:
             raise CheckFailed(f"line {line.seq} has {mismatch}")
         lines.append(line)
