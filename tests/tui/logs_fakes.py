@@ -41,21 +41,32 @@ def fault_time(script: Sequence[EventBase]) -> datetime:
 
 
 def trainer_log(
-    lines: int = 300, *, fault_at: datetime | None = None, start: datetime = T0
+    lines: int = 300,
+    *,
+    fault_at: datetime | None = None,
+    xid_at: datetime | None = None,
+    start: datetime = T0,
 ) -> list[LogLine]:
-    """Rank 0's trainer lines every 6 s from `start`; at `fault_at` a node failure (an Xid,
-    the NCCL watchdog timeout on ranks 8–11, a traceback on rank 8)."""
+    """Rank 0's trainer lines every 6 s from `start`; a node failure's lines as desk_sim
+    writes them: the Xid at `xid_at` (the node's failure; default `fault_at`), then at
+    `fault_at` (the fault's detection) the NCCL watchdog timeouts on ranks 8–11 and a
+    traceback on rank 8."""
     out: list[LogLine] = []
+    node = {"node": "b200-16n-ib-03"}
+    xid_at = xid_at or fault_at
 
     def add(t: datetime, text: str, **kw: Any) -> None:
         out.append(log_line(len(out) + 1, t, text, **kw))
 
+    def due(at: datetime | None, t: datetime) -> bool:
+        return at is not None and t - timedelta(seconds=6) < at <= t
+
     for i in range(lines):
         t = start + timedelta(seconds=6 * (i + 1))
-        if fault_at is not None and t - timedelta(seconds=6) < fault_at <= t:
-            node = {"node": "b200-16n-ib-03"}
-            add(fault_at, "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus.",
+        if xid_at is not None and due(xid_at, t):
+            add(xid_at, "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus.",
                 rank=None, source="system", level="error", **node)  # fmt: skip
+        if fault_at is not None and due(fault_at, t):
             for rank in range(8, 12):
                 add(
                     fault_at,

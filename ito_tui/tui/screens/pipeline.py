@@ -366,7 +366,7 @@ class PipelineScreen(RunActions, RunLending):
         if timeline.checkpoints is not s.checkpoints:
             timeline.checkpoints = s.checkpoints
         if timeline.faults is not s.faults or timeline.incidents is not s.node_events:
-            timeline.set_faults(s.faults, s.node_events, fault_times(s))
+            timeline.set_faults(s.faults, s.node_events, fault_times(s, self.tracker.log))
 
     def _on_top(self) -> bool:
         """Whether this screen is what the operator sees (alone or under a modal)."""

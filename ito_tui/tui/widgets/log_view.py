@@ -133,6 +133,7 @@ class LogView(ScrollView, can_focus=True):
         self._moving = False
         """True while the view moves itself (following, a shift): not the operator."""
         self._anchor: int | None = None
+        self._around = False
         """A line `show_line` still has to bring on screen (the view had no size yet, or
         not the lines below it)."""
         self._width = 0
@@ -179,12 +180,14 @@ class LogView(ScrollView, can_focus=True):
             self.sync()
         self.post_message(self.FollowChanged(self, following))
 
-    def show_line(self, index: int) -> None:
-        """Stop following and show line `index` marked, a few rows below the top (as soon
-        as the view has a size and holds the lines below it)."""
+    def show_line(self, index: int, *, around: bool = False) -> None:
+        """Stop following and show line `index` marked, a few rows below the top (a third
+        of the view `around` a time, so what led to it shows too), as soon as the view has
+        a size and holds the lines below it."""
         self.set_following(False)
         self.current = index
         self._anchor = index
+        self._around = around
         self._to_anchor()
         self.refresh()
 
@@ -192,7 +195,8 @@ class LogView(ScrollView, can_focus=True):
         anchor = self._anchor
         if anchor is None or not self.size.height:
             return
-        target = max(0, anchor - CONTEXT_ROWS)
+        rows = max(CONTEXT_ROWS, self.scrollable_content_region.height // 3)
+        target = max(0, anchor - (rows if self._around else CONTEXT_ROWS))
         self._moving = True
         try:
             self.scroll_to(y=target, animate=False, immediate=True, force=True)

@@ -90,7 +90,7 @@ class LogsKeys(Widget):
     def _start(self, *, fresh: bool = False) -> None:
         raise NotImplementedError
 
-    async def _jump_to_seq(self, seq: int) -> None:
+    async def _jump_to_seq(self, seq: int, *, around: bool = False) -> None:
         raise NotImplementedError
 
     def action_search(self) -> None:

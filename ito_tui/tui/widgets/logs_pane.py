@@ -119,7 +119,7 @@ class LogsPane(LogsKeys):
         # At index 0 the line at `when` may be older than the buffer: ask the server.
         at_start = self.follower is not None and self.follower.at_start
         if index is not None and (index > 0 or at_start):
-            self.view.show_line(index)
+            self.view.show_line(index, around=True)
             self._caption()
         elif self.offered:
             self._jump_to_time(when)
@@ -279,9 +279,9 @@ class LogsPane(LogsKeys):
         if seq is None:
             self.view.set_following(True)  # nothing at or after `when` yet: the newest
             return
-        await self._jump_to_seq(seq)
+        await self._jump_to_seq(seq, around=True)
 
-    async def _jump_to_seq(self, seq: int) -> None:
+    async def _jump_to_seq(self, seq: int, *, around: bool = False) -> None:
         """Show line `seq` (older than the buffer) in a fresh buffer, paused; the stream
         fills the lines after it while there is room."""
         self._swap(new_buffer())
@@ -290,7 +290,7 @@ class LogsPane(LogsKeys):
         index = await follower.around(seq)
         self.view.sync()
         if index is not None:
-            self.view.show_line(index)
+            self.view.show_line(index, around=around)
         self._caption()
         # The lines after it come from the stream (resumed after `seq`), now or on show.
         self.detached = False

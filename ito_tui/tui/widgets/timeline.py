@@ -7,7 +7,7 @@ the run screen shows the job log there (the Xid, the NCCL timeout, the traceback
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -55,15 +55,22 @@ class Incident(Protocol):
     def detail(self) -> str: ...
 
 
-def fault_times(state: Any) -> dict[str, datetime]:
-    """When each fault of `state` (a `RunState`) began, on the run's clock: the earliest of
-    its detection (`fault_times`, where the state keeps them) and its node events (a node
-    fails before the fault is detected, and its log lines come with the failure)."""
+def fault_times(state: Any, log: Iterable[Any] = ()) -> dict[str, datetime]:
+    """When each fault of `state` (a `RunState`) was detected, on the run's clock: from
+    the state where it keeps them (`fault_times`), else from the `fault.detected` events
+    of the event log (`state.EventLog` entries), else from the fault's first node event.
+    The detection is where the job log has the NCCL timeouts and the traceback."""
     times: dict[str, datetime] = dict(getattr(state, "fault_times", None) or {})
+    for entry in log:
+        event = getattr(entry, "event", None)
+        if entry.type == "fault.detected" and event is not None:
+            fault_id = getattr(event.data, "fault_id", None)
+            if fault_id:
+                times.setdefault(fault_id, event.sim_ts or event.ts)
     for incident in getattr(state, "node_events", ()):
         fault_id = getattr(incident, "fault_id", None)
-        if fault_id and (fault_id not in times or incident.at < times[fault_id]):
-            times[fault_id] = incident.at
+        if fault_id:
+            times.setdefault(fault_id, incident.at)  # oldest first: the failure
     return times
 
 
