@@ -11,6 +11,7 @@ What goes where (ranks as torchrun numbers them: node i holds ranks i*g .. i*g+g
   every `log_freq` steps' worth), now and then a dataloader warning on some rank;
 - `stage.started` / `stage.completed` of a training stage -> rank 0's start/finish lines;
 - `checkpoint.saved|failed` -> rank 0's checkpoint lines;
+- `gate.*` -> the evaluation's lines (lm-evaluation-harness rows, a failing one an error);
 - the node-failure chain, in this order: when the node fails (`node.failed`) the kernel's
   Xid line (system, that node) and torchft losing its replica; when the collective times
   out (`fault.detected`, the time the fault is shown at) the NCCL watchdog timeouts (the
@@ -303,6 +304,44 @@ def _run_ended(word: str, level: str) -> Maker:
     return make
 
 
+def _gate_started(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    gate: JsonDict = data.get("gate") or {}
+    return [
+        Line(
+            f"eval: gate {gate.get('gate_id')} ({gate.get('battery_id')}) on the "
+            f"{gate.get('stage')} checkpoint: lm-evaluation-harness started",
+            source="system",
+            node=ctx.rank0_node,
+        )
+    ]
+
+
+def _gate_result(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+    """One row of lm-evaluation-harness's results table, and the gate's verdict on it."""
+    r: JsonDict = data.get("result") or {}
+    ok = bool(r.get("passed"))
+    return [
+        Line(
+            f"eval: |{r.get('benchmark')}|{r.get('metric')}|{_num(r.get('value')):.4f}|± "
+            f"{_num(r.get('stderr'), 0.0):.4f}| needs {r.get('comparator', '>=')} "
+            f"{_num(r.get('threshold')):.4f} ({r.get('rule')}): {'pass' if ok else 'FAIL'}",
+            "info" if ok else "error",
+            "system",
+            node=ctx.rank0_node,
+        )
+    ]
+
+
+def _gate_decided(word: str, level: str) -> Maker:
+    def make(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
+        gate: JsonDict = data.get("gate") or {}
+        return [
+            Line(f"eval: gate {gate.get('gate_id')} {word}", level, "system", node=ctx.rank0_node)
+        ]
+
+    return make
+
+
 def _size(params: float) -> str:
     return f"{params / 1e9:g}B" if params >= 1e9 else f"{params / 1e6:g}M"
 
@@ -313,6 +352,10 @@ _HANDLERS: dict[str, Maker] = {
     "stage.completed": _stage_completed,
     "checkpoint.saved": _checkpoint_saved,
     "checkpoint.failed": _checkpoint_failed,
+    "gate.started": _gate_started,
+    "gate.result": _gate_result,
+    "gate.passed": _gate_decided("passed", "info"),
+    "gate.failed": _gate_decided("FAILED: the run stops here", "error"),
     "node.failed": _node_failed,
     "fault.detected": _fault_detected,
     "node.replaced": _node_replaced,

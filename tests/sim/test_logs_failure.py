@@ -153,3 +153,28 @@ def test_a_hang_is_silent_in_the_log_until_every_ranks_watchdog_fires(sim_factor
     assert sorted(x.rank for x in watchdogs) == list(range(run["plan"]["world_size"]))
     assert any(x.sim_ts == at and "(hang) detected after 720s" in x.text for x in lines)
     assert lines[-1].text.startswith("torchrun: job completed")
+
+
+def test_a_failed_gate_shows_its_failing_benchmark_as_an_error_at_its_time(
+    sim_factory: Any,
+) -> None:
+    sim: SimHandle = sim_factory(scenario="gate-fail")
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        rid = create_run(client)["run_id"]
+        wait_for(client, rid, lambda r: r["state"] == "failed", timeout=30)
+        lines = whole_log(client, rid)
+        events = _events(client, rid)
+    failing = [
+        e for e in events if e["type"] == "gate.result" and not e["data"]["result"]["passed"]
+    ]
+    assert failing
+    for event in failing:
+        result = event["data"]["result"]
+        row = [x for x in lines if x.text.startswith(f"eval: |{result['benchmark']}|")
+               and x.sim_ts == _ts(event["sim_ts"])]  # fmt: skip
+        assert len(row) == 1 and row[0].level == "error" and row[0].text.endswith(": FAIL")
+    verdict = next(e for e in events if e["type"] == "gate.failed")["data"]["gate"]["gate_id"]
+    assert [x.text for x in lines[-2:]] == [
+        f"eval: gate {verdict} FAILED: the run stops here",
+        "torchrun: job failed",
+    ]
