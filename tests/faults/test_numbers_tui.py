@@ -15,7 +15,8 @@ from textual.widgets import TabbedContent
 
 from ito_tui.format import MISSING
 from ito_tui.tui.screens.error import ErrorScreen
-from ito_tui.tui.widgets.sparkline import NAN_GLYPH, POS_INF_GLYPH, TextSparkline
+from ito_tui.tui.widgets.chart_stack import ChartStack
+from ito_tui.tui.widgets.sparkline import LABEL_WIDTH, NAN_GLYPH, POS_INF_GLYPH
 from tests.tui.pipeline_live import live_app, pipeline_of, shown_pipeline, start_run, wait_for
 
 from .conftest import Tampered
@@ -27,21 +28,19 @@ SPEED = 20_000.0
 
 def chart_rows(app: Any, metric: str) -> list[str]:
     """The rows the chart of `metric` draws now: label, cells, value."""
-    chart = pipeline_of(app).query_one(f"#spark-{metric}", TextSparkline)
-    return ["".join(s.text for s in chart.render_line(y)) for y in range(chart.size.height)]
+    return pipeline_of(app).query_one(ChartStack).chart_text(metric)
 
 
 def chart_cells(app: Any, metric: str) -> str:
     """The chart cells alone (the columns between the label and the value), all rows."""
-    chart = pipeline_of(app).query_one(f"#spark-{metric}", TextSparkline)
-    start = TextSparkline.LABEL_WIDTH
-    end = start + chart.chart_width()
+    start = LABEL_WIDTH
+    end = start + pipeline_of(app).query_one(ChartStack).chart_width()
     return "".join(row[start:end] for row in chart_rows(app, metric))
 
 
 def chart_value(app: Any, metric: str) -> str:
-    chart = pipeline_of(app).query_one(f"#spark-{metric}", TextSparkline)
-    return chart_rows(app, metric)[0][TextSparkline.LABEL_WIDTH + chart.chart_width() :].strip()
+    width = pipeline_of(app).query_one(ChartStack).chart_width()
+    return chart_rows(app, metric)[0][LABEL_WIDTH + width :].strip()
 
 
 async def alive_and_answering(pilot: Any) -> None:
@@ -82,7 +81,7 @@ async def test_a_diverged_loss_shows_finite_then_nan_then_infinity(
         assert NAN_GLYPH in cells and POS_INF_GLYPH in cells, cells
         assert any(ch in cells for ch in "▁▂▃▄▅▆▇█"), cells  # the finite part is drawn
         # The marks come in the run's order: finite, then NaN, then +inf.
-        top = chart_rows(app, "loss")[0][TextSparkline.LABEL_WIDTH :]
+        top = chart_rows(app, "loss")[0][LABEL_WIDTH:]
         assert top.index(NAN_GLYPH) < top.rindex(NAN_GLYPH) < top.index(POS_INF_GLYPH), top
         assert chart_value(app, "loss") == "∞"
         assert not [e for e in screen.tracker.log if e.type.startswith("invalid:")]

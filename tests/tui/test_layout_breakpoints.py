@@ -16,7 +16,7 @@ from ito_tui.tui import make_app
 from ito_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.runs import RunsScreen
-from ito_tui.tui.widgets.sparkline import TextSparkline
+from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
@@ -65,8 +65,9 @@ async def test_the_run_screen_grows_with_the_terminal(
         # RLVR's fourteen charts get one row less from 40 rows on, to fit as the nine do.
         rl = panel.has_class("-rl")
         expected = chart_height - 1 if rl and chart_height > 2 else chart_height
-        heights = {c.outer_size.height for c in panel.query(TextSparkline) if c.display}
-        assert heights == {expected}
+        charts = panel.query_one(ChartStack)
+        assert charts.rows_per_chart() == expected
+        assert charts.outer_size.height == expected * len(charts.keys)
         if size[0] >= 100:
             # Every gated stage's line ends with its verdict (it lost its ✓ at 39 columns).
             lines = screen.query_one(StageList).render().plain.splitlines()  # type: ignore[union-attr]

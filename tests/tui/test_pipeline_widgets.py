@@ -25,8 +25,8 @@ from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import COLUMNS, row_of
 from ito_tui.tui.textual_private import with_terminal
-from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.chart_stack import ChartStack
+from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import summary_value

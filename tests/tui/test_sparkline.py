@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from ito_tui.state import RunTracker
 from ito_tui.state.views import ChartView, MarkerKind
+from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.chart_text import (
     LOWER,
     MARKER_GLYPHS,
@@ -165,11 +166,14 @@ async def test_a_sample_inside_the_last_column_repaints_no_other_column() -> Non
 
     async with Panel().run_test(size=(80, 30)) as pilot:
         await pilot.pause()
-        chart = panel.query_one("#spark-spend_usd", TextSparkline)
-        width = chart.chart_width()
-        assert chart.view is not None and chart.view.width == width
+        charts = panel.query_one(ChartStack)
+        width = charts.chart_width()
+        view = charts.view("spend_usd")
+        assert view is not None and view.width == width
+        rows = charts.rows_per_chart()
+        top = charts.keys.index("spend_usd") * rows
         step = 900.0 / width
-        calls = spy_refreshes(chart)
+        calls = spy_refreshes(charts)
         x = float(int(2_999 / step) * step) + step - 0.5  # late in the last column's cell
         series.append(x, 150.0)  # no new extreme
         paint()
@@ -181,6 +185,7 @@ async def test_a_sample_inside_the_last_column_repaints_no_other_column() -> Non
             assert regions, "the whole chart was repainted"
             for region in regions:
                 assert not set(range(region.x, region.right)) & inner, region
+                assert top <= region.y < top + rows, region  # the spend chart's rows only
 
 
 async def test_a_chart_as_tall_as_its_css_draws_that_many_rows() -> None:

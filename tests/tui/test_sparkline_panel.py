@@ -11,8 +11,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from ito_tui.state.metrics import METRICS
+from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.chart_text import MARKER_GLYPHS
-from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
 from .chart_views import chart_view
@@ -62,9 +62,9 @@ async def test_the_panel_asks_for_its_charts_at_their_widths_and_draws_them() ->
         assert app.changes >= 1  # laid out: it asked
         wanted = panel.wanted()
         assert [key for key, _ in wanted] == PLAIN_KEYS  # no RL charts outside RLVR
-        chart = panel.query_one("#spark-loss", TextSparkline)
-        assert dict(wanted)["loss"] == chart.chart_width() == 80 - 2 - 11 - 15 - 1
-        assert chart.render_line(0).text.startswith("L-loss")  # the label came in the view
+        charts = panel.query_one(ChartStack)
+        assert dict(wanted)["loss"] == charts.chart_width() == 80 - 2 - 11 - 15 - 1
+        assert charts.chart_text("loss")[0].startswith("L-loss")  # the label came in the view
         assert caption(app) == "window: 15 min (w cycles)"
 
 
@@ -76,8 +76,7 @@ async def test_the_rl_stage_shows_the_rl_charts_and_asks_for_their_views() -> No
         await pilot.pause()
         assert app.changes > before
         assert {key for key, _ in app.asked[-1]} >= RL_KEYS
-        staleness = panel.query_one("#spark-rl_staleness", TextSparkline)
-        assert staleness.render_line(0).text.startswith("L-rl_stale")
+        assert panel.query_one(ChartStack).chart_text("rl_staleness")[0].startswith("L-rl_stale")
         panel.stage = "sft"
         await pilot.pause()
         assert not RL_KEYS & {key for key, _ in panel.wanted()}
@@ -106,8 +105,8 @@ async def test_a_wider_terminal_asks_for_wider_views() -> None:
         await pilot.pause()
         assert app.changes > before
         assert dict(app.asked[-1])["loss"] == narrow + 40
-        chart = panel.query_one("#spark-loss", TextSparkline)
-        assert chart.view is not None and chart.view.width == narrow + 40
+        view = panel.query_one(ChartStack).view("loss")
+        assert view is not None and view.width == narrow + 40
 
 
 async def test_the_caption_counts_rewinds_and_names_the_marks_shown() -> None:
@@ -121,3 +120,29 @@ async def test_the_caption_counts_rewinds_and_names_the_marks_shown() -> None:
     assert f"{MARKER_GLYPHS['fault']} fault" in text
     assert f"{MARKER_GLYPHS['checkpoint']} ckpt" in text
     assert "gate" not in text and "resumed" not in text  # kinds not on any chart
+
+
+async def test_the_charts_take_their_height_from_the_css_when_a_class_changes_it() -> None:
+    """One widget draws every chart; each is as high as `.chart-stack--chart` says, and a
+    class that changes that height (as a breakpoint does) lays the charts out again."""
+    app = type(
+        "TallPanel",
+        (PanelApp,),
+        {"CSS": "TelemetryPanel.-big ChartStack > .chart-stack--chart { height: 4; }"},
+    )()
+    async with app.run_test(size=(80, 60)) as pilot:
+        await pilot.pause()
+        panel = app.query_one(TelemetryPanel)
+        charts = panel.query_one(ChartStack)
+        assert charts.rows_per_chart() == 2
+        assert charts.outer_size.height == 2 * len(PLAIN_KEYS)
+        panel.add_class("-big")
+        await pilot.pause()
+        await pilot.pause()
+        assert charts.rows_per_chart() == 4
+        assert charts.outer_size.height == 4 * len(PLAIN_KEYS)
+        loss = charts.chart_text("loss")
+        assert len(loss) == 4 and loss[0].startswith("L-loss")
+        # The chart under it starts four rows down, where the stack draws it.
+        second = PLAIN_KEYS[1]
+        assert charts.render_line(4).text.startswith(f"L-{second}"[:10])

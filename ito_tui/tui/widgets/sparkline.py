@@ -40,6 +40,11 @@ from .chart_text import POS_INF_GLYPH as POS_INF_GLYPH
 _SPECIAL = NONFINITE_GLYPHS | MARKER_SET
 """Chart glyphs drawn in a style of their own."""
 
+LABEL_WIDTH = 11
+"""Cells of a chart's label column."""
+STATS_WIDTH = 15
+"""Cells of its value column (3 fewer below 60 cells)."""
+
 
 def _changed_span(old: str, new: str) -> tuple[int, int]:
     """(start, length) from the first to the last cell where two different rows of the
@@ -97,8 +102,8 @@ class TextSparkline(Widget):
         "sparkline--fault",
     }
 
-    LABEL_WIDTH = 11
-    STATS_WIDTH = 15
+    LABEL_WIDTH = LABEL_WIDTH
+    STATS_WIDTH = STATS_WIDTH
 
     view: reactive[ChartView | None] = reactive(None, repaint=False)
     """What to draw (None: an empty chart). A new view repaints only the cells it changes."""
@@ -129,19 +134,15 @@ class TextSparkline(Widget):
         """The view, size and rows on screen (or about to be, once the repaint runs)."""
         self._width = 0
         """The chart width last announced by `Resized`."""
-        self._styles: tuple[tuple[Style, str], tuple[Style, ...]] | None = None
-        """The widget's style and theme, and the styles over it (`_span_styles`)."""
+        self._styles = SpanStyles(self)
 
     # The size is passed down rather than read again: each `Widget.size` walks Textual's
     # layout (~3 us), and nine charts repaint per telemetry event.
 
-    def _stats_width(self, size: Size) -> int:
-        return self.STATS_WIDTH if size.width >= 60 else self.STATS_WIDTH - 3
-
     def chart_width(self, size: Size | None = None) -> int:
         """How many columns the chart draws at `size` (the widget's own by default)."""
         size = self.size if size is None else size
-        return max(4, size.width - self.LABEL_WIDTH - self._stats_width(size) - 1)
+        return chart_width(size.width)
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.chart_width(event.size)
@@ -164,7 +165,7 @@ class TextSparkline(Widget):
         old = self._drawn
         rows = self._rows(view, size)
         self._drawn = (view, size, rows)
-        regions = None if old is None or old[1] != size else _changed(old[2], rows)
+        regions = None if old is None or old[1] != size else changed_regions(old[2], rows)
         if regions is None:
             self.refresh()
         elif regions:
@@ -179,27 +180,7 @@ class TextSparkline(Widget):
 
     def _rows(self, view: ChartView | None, size: Size) -> list[str]:
         """The widget's text, one string per row (each row's styles are fixed by position)."""
-        rows = max(1, size.height)
-        stats_width = self._stats_width(size)
-        width = self.chart_width(size)
-        if view is None:
-            chart, labels, stats = [" " * width] * rows, ["", ""], ["", ""]
-        else:
-            chart = chart_rows(fitted(view, width), rows)
-            value = view.note if view.note is not None else _figure(view, stats_width)
-            span = _span(view, stats_width) if view.vmax is not None else ""
-            labels = [view.label, view.sublabel]
-            stats = [value, span] if rows > 1 else [f"{value} {span}".strip()]
-        out = []
-        for r in range(rows):
-            label = labels[r] if r < len(labels) else ""
-            text = stats[r] if r < len(stats) else ""
-            out.append(
-                f"{one_line(label, self.LABEL_WIDTH - 1):<{self.LABEL_WIDTH}}"
-                # Cut with "…": a cut figure must look cut (`$5,000–$8,50` read as whole).
-                f"{chart[r]} {one_line(text, stats_width):<{stats_width}}"
-            )
-        return out
+        return chart_lines(view, size.width, max(1, size.height))
 
     def render_line(self, y: int) -> Strip:
         """Row `y`: a label, a chart and a value span (Textual's line API)."""
@@ -208,47 +189,104 @@ class TextSparkline(Widget):
         base = self.rich_style
         if y >= len(rows):
             return Strip.blank(size.width, base)
-        label, chart, value, odd, marker, fault = self._span_styles(base)
-        row = rows[y]
-        chart_end = self.LABEL_WIDTH + self.chart_width(size)
-        cells = row[self.LABEL_WIDTH : chart_end]
-        stats = row[chart_end:]
-        if y == 0 and any(mark in stats for mark in NONFINITE_MARKS):
-            value = odd  # `NaN`, `∞`, `$NaN`: the span beside it is finite by construction
-        if _SPECIAL.isdisjoint(cells):
-            middle: list[Segment] = [Segment(cells, chart)]
-        else:
-            styles = {FAULT_GLYPH: fault, **dict.fromkeys(NONFINITE_GLYPHS, odd)}
-            middle = [
-                Segment("".join(run), styles.get(glyph, marker) if special else chart)
-                for (special, glyph), run in groupby(
-                    cells, lambda c: (c in _SPECIAL, c if c in _SPECIAL else "")
-                )
-            ]
-        return Strip(
-            [
-                Segment(row[: self.LABEL_WIDTH], label),
-                *middle,
-                Segment(stats, value if y == 0 else label),
-            ],
-            len(row),
+        return chart_strip(rows[y], y, chart_width(size.width), self._styles.over(base))
+
+
+def stats_width(width: int) -> int:
+    """The value column's width in a chart `width` cells wide."""
+    return STATS_WIDTH if width >= 60 else STATS_WIDTH - 3
+
+
+def chart_width(width: int) -> int:
+    """How many columns a chart `width` cells wide draws."""
+    return max(4, width - LABEL_WIDTH - stats_width(width) - 1)
+
+
+def cells_key(view: ChartView, width: int, rows: int) -> tuple[object, ...]:
+    """What a chart's cells (`chart_rows`) depend on: equal keys draw equal cells."""
+    return (view.lows, view.highs, view.odd, view.markers, view.floor, view.vmin, view.vmax,
+            width, rows)  # fmt: skip
+
+
+def chart_lines(
+    view: ChartView | None, width: int, rows: int, cells: list[str] | None = None
+) -> list[str]:
+    """A chart's text `width` cells wide: `rows` strings, each a label, the chart's
+    columns and a value (each part's style is fixed by its position: `chart_strip`).
+    `cells`: the chart's columns already drawn for an equal `cells_key`."""
+    stats = stats_width(width)
+    columns = chart_width(width)
+    if view is None:
+        chart, labels, texts = [" " * columns] * rows, ["", ""], ["", ""]
+    else:
+        chart = cells if cells is not None else chart_rows(fitted(view, columns), rows)
+        value = view.note if view.note is not None else _figure(view, stats)
+        span = _span(view, stats) if view.vmax is not None else ""
+        labels = [view.label, view.sublabel]
+        texts = [value, span] if rows > 1 else [f"{value} {span}".strip()]
+    out = []
+    for r in range(rows):
+        label = labels[r] if r < len(labels) else ""
+        text = texts[r] if r < len(texts) else ""
+        out.append(
+            f"{one_line(label, LABEL_WIDTH - 1):<{LABEL_WIDTH}}"
+            # Cut with "…": a cut figure must look cut (`$5,000–$8,50` read as whole).
+            f"{chart[r]} {one_line(text, stats):<{stats}}"
         )
+    return out
 
-    def _span_styles(self, base: Style) -> tuple[Style, ...]:
-        """Label, chart, value, non-finite, marker and fault styles over `base` (cached
-        while base and theme hold)."""
-        key = (base, self.app.theme)
-        if self._styles is None or self._styles[0] != key:
-            names = ("label", "chart", "value", "nonfinite", "marker", "fault")
-            styles = tuple(
-                base + self.get_component_rich_style(f"sparkline--{name}", partial=True)
-                for name in names
+
+def chart_strip(row: str, y: int, columns: int, styles: tuple[Style, ...]) -> Strip:
+    """Row `y` of a chart's text (`chart_lines`) with its styles: the label, the chart's
+    cells (marks and markers in styles of their own) and the value (`SpanStyles`)."""
+    label, chart, value, odd, marker, fault = styles
+    chart_end = LABEL_WIDTH + columns
+    cells = row[LABEL_WIDTH:chart_end]
+    stats = row[chart_end:]
+    if y == 0 and any(mark in stats for mark in NONFINITE_MARKS):
+        value = odd  # `NaN`, `∞`, `$NaN`: the span beside it is finite by construction
+    if _SPECIAL.isdisjoint(cells):
+        middle: list[Segment] = [Segment(cells, chart)]
+    else:
+        by_glyph = {FAULT_GLYPH: fault, **dict.fromkeys(NONFINITE_GLYPHS, odd)}
+        middle = [
+            Segment("".join(run), by_glyph.get(glyph, marker) if special else chart)
+            for (special, glyph), run in groupby(
+                cells, lambda c: (c in _SPECIAL, c if c in _SPECIAL else "")
             )
-            self._styles = (key, styles)
-        return self._styles[1]
+        ]
+    return Strip(
+        [Segment(row[:LABEL_WIDTH], label), *middle, Segment(stats, value if y == 0 else label)],
+        len(row),
+    )
 
 
-def _changed(old: list[str], new: list[str]) -> list[Region] | None:
+SPAN_NAMES = ("label", "chart", "value", "nonfinite", "marker", "fault")
+"""The `sparkline--…` component classes, in `chart_strip`'s order."""
+
+
+class SpanStyles:
+    """A widget's `sparkline--…` styles over its base style, in `SPAN_NAMES` order (kept
+    while the base style and the theme hold: each is a CSS lookup)."""
+
+    def __init__(self, widget: Widget) -> None:
+        self._widget = widget
+        self._key: tuple[Style, str] | None = None
+        self._styles: tuple[Style, ...] = ()
+
+    def over(self, base: Style) -> tuple[Style, ...]:
+        widget = self._widget
+        key = (base, widget.app.theme)
+        if key != self._key:
+            self._key = key
+            self._styles = tuple(
+                base + widget.get_component_rich_style(f"sparkline--{name}", partial=True)
+                for name in SPAN_NAMES
+            )
+        return self._styles
+
+
+def changed_regions(old: list[str], new: list[str]) -> list[Region] | None:
     """The regions where `new` differs from `old`; None for the whole widget."""
     if len(old) != len(new):
         return None

@@ -1,4 +1,7 @@
-"""The telemetry panel: one labelled sparkline per charted metric, drawing given views.
+"""The telemetry panel: one labelled chart per charted metric, drawing given views.
+
+Its charts are the fixed metrics of the current stage, then the open metrics the operator
+added from the metric picker (`toggle_extra`, each under its own name).
 
 The panel says what it shows (`wanted()`: each chart's metric and width, for the window
 `window_s`), the run screen computes those views in `state/` (`RunTracker.chart`) and
@@ -20,8 +23,8 @@ from textual.widgets import Static
 from ito_tui.state.metrics import METRICS
 from ito_tui.state.views import ChartView, MarkerKind
 
+from .chart_stack import ChartStack
 from .chart_text import MARKER_GLYPHS, MARKER_PRIORITY, MARKER_WORDS, drawn_kinds
-from .sparkline import TextSparkline
 
 WINDOWS: tuple[tuple[str, float | None], ...] = (("15 min", 900.0), ("6 h", 21600.0), ("run", None))
 """Time windows the window key cycles through (label, seconds or None for the whole run)."""
@@ -31,18 +34,17 @@ RL_STAGES = frozenset({"rlvr"})
 
 
 class TelemetryPanel(VerticalScroll):
-    """Sparklines for the metrics of the current stage; RLVR adds the async-RL metrics.
+    """Charts of the metrics of the current stage; RLVR adds the async-RL metrics.
 
-    The charts are two rows high; a stylesheet sets another height with a more specific
-    rule (e.g. `#telemetry > TextSparkline { height: 4; }`) and they draw that many rows.
+    The charts (one `ChartStack`) are two rows high; a stylesheet sets another height
+    with a more specific rule (e.g. `#telemetry ChartStack > .chart-stack--chart {
+    height: 4; }`) and they draw that many rows.
     """
 
     DEFAULT_CSS = """
     TelemetryPanel { height: 1fr; }
     TelemetryPanel > #telemetry-caption { height: 1; width: 1fr; color: $text-muted; padding: 0 1; }
-    TelemetryPanel > TextSparkline { height: 2; padding: 0 1; }
-    TelemetryPanel > TextSparkline.-rl { display: none; }
-    TelemetryPanel.-rl > TextSparkline.-rl { display: block; }
+    TelemetryPanel > ChartStack { padding: 0 1; }
     """
 
     window_index: reactive[int] = reactive(0, repaint=False)
@@ -71,12 +73,10 @@ class TelemetryPanel(VerticalScroll):
         self._caption_line = Static(id="telemetry-caption", markup=False)
         self._rewinds = 0
         self._kinds: frozenset[MarkerKind] = frozenset()
-        # Kept: a redraw per telemetry event walks them (a DOM query each time cost ~0.1 ms).
-        self._charts = {
-            metric.key: TextSparkline(id=f"spark-{metric.key}", classes="-rl" if metric.rl else "")
-            for metric in METRICS
-            if metric.chart
-        }
+        self._plain = tuple(m.key for m in METRICS if m.chart and not m.rl)
+        self._with_rl = tuple(m.key for m in METRICS if m.chart)
+        self._extras: tuple[str, ...] = ()
+        self._charts = ChartStack(self._plain, id="telemetry-charts")
 
     @property
     def window_s(self) -> float | None:
@@ -89,27 +89,48 @@ class TelemetryPanel(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield self._caption_line
-        yield from self._charts.values()
+        yield self._charts
 
     def on_mount(self) -> None:
         self._caption()
 
+    @property
+    def extras(self) -> tuple[str, ...]:
+        """The open metrics charted besides the fixed ones (`toggle_extra`), in order added."""
+        return self._extras
+
+    def toggle_extra(self, name: str) -> bool:
+        """Chart open metric `name` under the fixed charts, or stop charting it; True when
+        it is charted now. Kept for the panel's life (the run screen's)."""
+        added = name not in self._extras
+        self._extras = (
+            (*self._extras, name) if added else tuple(n for n in self._extras if n != name)
+        )
+        self._charts.keys = self._keys()
+        self.post_message(self.Changed(self))
+        if added:
+            # The new chart is the last one: bring it into view (the panel scrolls at 80x24).
+            self.call_after_refresh(self.scroll_end, animate=False)
+        return added
+
+    def _keys(self) -> tuple[str, ...]:
+        fixed = self._with_rl if self.stage in RL_STAGES else self._plain
+        # An open metric named like a shown fixed chart is that chart (`RunTracker.chart`).
+        return fixed + tuple(name for name in self._extras if name not in fixed)
+
     def wanted(self) -> list[tuple[str, int]]:
         """(metric key, chart width) of each chart on display, in panel order (none before
         the panel is laid out: it posts `Changed` once it is)."""
-        return [
-            (key, chart.chart_width())
-            for key, chart in self._charts.items()
-            if chart.display and chart.size.width
-        ]
+        charts = self._charts
+        if not charts.size.width:
+            return []
+        width = charts.chart_width()
+        return [(key, width) for key in charts.keys]
 
     def show(self, views: Mapping[str, ChartView], *, rewinds: int) -> None:
         """Draw these views (by metric key; charts without one keep theirs) and the
         run's rewind count in the caption."""
-        for key, view in views.items():
-            chart = self._charts.get(key)
-            if chart is not None:
-                chart.view = view
+        self._charts.show(views)
         kinds = frozenset().union(*(drawn_kinds(view) for view in views.values()))
         if views and (kinds != self._kinds or rewinds != self._rewinds):
             self._kinds, self._rewinds = kinds, rewinds
@@ -124,12 +145,13 @@ class TelemetryPanel(VerticalScroll):
 
     def watch_stage(self, stage: str | None) -> None:
         self.set_class(stage in RL_STAGES, "-rl")
+        self._charts.keys = self._keys()
         self.post_message(self.Changed(self))
 
     def on_resize(self, event: events.Resize) -> None:
         self.post_message(self.Changed(self))
 
-    def on_text_sparkline_resized(self, event: TextSparkline.Resized) -> None:
+    def on_chart_stack_resized(self, event: ChartStack.Resized) -> None:
         event.stop()
         self.post_message(self.Changed(self))
 
