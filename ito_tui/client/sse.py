@@ -135,12 +135,23 @@ class SSEDecoder:
         self._scan = len(buf)
         lines = region.decode("utf-8", errors="replace").split("\n")
         lines.pop()  # what follows the last "\n": nothing
+        data = self._data
         for text in lines:
             if not text:
                 message = self._dispatch()
                 if message is not None:
                     out.append(message)
-            elif text[0] != ":":
+                data = self._data
+            elif text[0] == ":":
+                continue  # comment (keepalive)
+            elif text.startswith("data: ") and self._data_size + len(text) - 5 <= cap:
+                # `_field`'s most common case, inline: 3 of a log message's 4 lines go here
+                # or to the two below, and a call per line was a third of the decoder's time.
+                data.append(text[6:])
+                self._data_size += len(text) - 5
+            elif text.startswith("event: "):
+                self._event = text[7:]
+            else:
                 self._field(text, False)
         # An unfinished line over the cap: the careful path cuts it or says so.
         return len(buf) <= cap
