@@ -101,7 +101,7 @@ def _ts(value: str) -> datetime:
 
 
 _CLOCKS = re.compile(r"\[[EDIW]\d{4} \d\d:\d\d:\d\d\.\d+ ")
-_IDS = re.compile(r"\b(flt|run|ckpt)_[0-9a-f]+")
+_IDS = re.compile(r"\b(flt|run|ckpt|gate|prop)_[0-9a-f]+")
 
 
 def _shape(client: httpx.Client, rid: str) -> list[tuple[Any, ...]]:
