@@ -21,7 +21,20 @@ from typing import Any
 from .context import CommandError, Context
 from .exitcodes import ExitCode
 
-SCENARIOS = ("showcase", "happy", "gate-fail", "loss-spike", "node-failure", "budget", "refused")
+SCENARIOS = (
+    "showcase",
+    "happy",
+    "gate-fail",
+    "loss-spike",
+    "node-failure",
+    "budget",
+    "refused",
+    "straggler",
+    "hang",
+    "log-flood",
+)
+"""`ito_tui.desk_sim.config.SCENARIOS` (the client may not import the simulator; a test
+keeps them equal)."""
 
 EXTRAS: dict[str, dict[str, str]] = {
     "demo": {"fastapi": "fastapi", "uvicorn": "uvicorn", "sse_starlette": "sse-starlette"},

@@ -181,3 +181,11 @@ def test_a_failure_to_be_watched_plays_out_slower_on_the_wall_clock(sim_factory:
 
 def _wall(envelope: dict[str, Any]) -> datetime:
     return datetime.fromisoformat(envelope["ts"].replace("Z", "+00:00"))
+
+
+def test_the_cli_offers_every_scenario_the_simulator_has() -> None:
+    """`ito-tui demo --scenario` keeps its own copy (the client cannot import desk_sim)."""
+    from ito_tui.commands.local import SCENARIOS as OFFERED
+    from ito_tui.desk_sim.config import SCENARIOS
+
+    assert OFFERED == SCENARIOS
