@@ -33,6 +33,8 @@ STRAGGLER_AT = 1.3
 """... and a straggler at this ratio (API.md v1.1)."""
 STRAGGLER_CLEAR_AT = 1.15
 RECOVERED_AT = 1.05
+ACTIVE = ("healthy", "degraded", "draining")
+"""Node states that are part of the fleet (a failed or replaced node is not)."""
 
 
 def _short(hostname: str) -> str:
@@ -108,7 +110,7 @@ def hostnames(state: JsonDict) -> list[str]:
 
 def active_hostnames(state: JsonDict) -> list[str]:
     """The nodes currently in the fleet (not failed or replaced)."""
-    return [n["hostname"] for n in ensure(state)["nodes"] if n["state"] in _ACTIVE]
+    return [n["hostname"] for n in ensure(state)["nodes"] if n["state"] in ACTIVE]
 
 
 def node(state: JsonDict, hostname: str) -> JsonDict | None:
@@ -133,7 +135,7 @@ def node_of_rank(state: JsonDict, rank: int) -> str | None:
     """The node that holds `rank` now (a spare holds its predecessor's ranks)."""
     slot = rank // GPUS_PER_NODE
     holders = [n for n in ensure(state)["nodes"] if n["slot"] == slot]
-    active = [n for n in holders if n["state"] in _ACTIVE]
+    active = [n for n in holders if n["state"] in ACTIVE]
     pick = (active or holders)[-1:] if holders else []
     return str(pick[0]["hostname"]) if pick else None
 
@@ -150,7 +152,7 @@ def peer_of(state: JsonDict, hostname: str) -> str | None:
     me = node(state, hostname)
     if me is None:
         return None
-    active = [n for n in fleet["nodes"] if n["state"] in _ACTIVE and n["hostname"] != hostname]
+    active = [n for n in fleet["nodes"] if n["state"] in ACTIVE and n["hostname"] != hostname]
     same = [n for n in active if n["replica_id"] == me["replica_id"]]
     pick = same or sorted(active, key=lambda n: (n["slot"] <= me["slot"], n["slot"]))
     return str(pick[0]["hostname"]) if pick else None
@@ -166,9 +168,6 @@ def spare_name(state: JsonDict) -> str:
         return f"{first}-spare-{int(fleet['spares']) + 1}"
     stem, digits = match.groups()
     return f"{stem}{int(digits) + count:0{len(digits)}d}"
-
-
-_ACTIVE = ("healthy", "degraded", "draining")
 
 
 # ---------------------------------------------------------------- the snapshot
@@ -207,7 +206,7 @@ def _gpu(
     u = uniform(seed, "gpu", n["hostname"], g, minute)
     hot = uniform(seed, "gpu-hot", n["hostname"], g)
     xid, ecc = int(n["xid"].get(str(g), 0)), int(n["ecc"].get(str(g), 0))
-    if n["state"] not in _ACTIVE:
+    if n["state"] not in ACTIVE:
         # Unreachable (failed) or gone (replaced): no counters, the error counts remain.
         return {
             "index": g,
@@ -256,7 +255,7 @@ def step_time_s(state: JsonDict) -> float | None:
 
 def node_step_p50(state: JsonDict, n: JsonDict, t: float) -> float | None:
     base = step_time_s(state)
-    if base is None or n["state"] not in _ACTIVE:
+    if base is None or n["state"] not in ACTIVE:
         return None
     jitter = 1.0 + 0.02 * (uniform(int(state["seed"]), "step", n["hostname"]) - 0.5)
     return base * slow_factor(n, t) * jitter
@@ -299,7 +298,7 @@ def snapshot(state: JsonDict, now: datetime) -> JsonDict:
             p99 = p50 * (
                 1.05 + 0.05 * uniform(seed, "p99", n["hostname"], minute) + 0.3 * (slow - 1)
             )
-        if n["state"] in _ACTIVE:
+        if n["state"] in ACTIVE:
             by_replica.setdefault(n["replica_id"], []).append(n["hostname"])
         nodes_out.append(
             {

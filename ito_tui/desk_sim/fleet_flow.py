@@ -39,7 +39,7 @@ class FleetFlow(OutcomeFlow):
         """Synchronous training steps at the pace of its slowest active node."""
         fleet = self.fleet()
         slowest = max(
-            (fl.slow_factor(n, self.t) for n in fleet["nodes"] if n["state"] in fl._ACTIVE),
+            (fl.slow_factor(n, self.t) for n in fleet["nodes"] if n["state"] in fl.ACTIVE),
             default=1.0,
         )
         return 1.0 / max(1.0, slowest)
@@ -180,7 +180,7 @@ class FleetFlow(OutcomeFlow):
         """Judge every throttled node against the fleet median (once per quantum)."""
         for node in self.fleet()["nodes"]:
             throttle = node.get("throttle")
-            if not throttle or node["state"] not in fl._ACTIVE:
+            if not throttle or node["state"] not in fl.ACTIVE:
                 continue
             p50 = fl.node_step_p50(self.s, node, self.t)
             # Against the others' median: with two nodes the straggler would pull its own
