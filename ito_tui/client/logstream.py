@@ -188,6 +188,9 @@ class LogStream(Follower[LogItem]):
             except ValueError as exc:
                 self._drop("skipped", f"a log.truncated that is not valid: {_first_line(exc)}")
                 return None
+            if gap.dropped < 0:
+                self._drop("skipped", f"a log.truncated of {gap.dropped} lines")
+                return None
             # Its `id:` is where the kept lines begin: a reconnect resumes there, not before.
             at = _seq_of(message.id)
             if at is not None and (self._last is None or at > self._last):

@@ -116,6 +116,17 @@ async def test_log_truncated_is_yielded_and_the_resume_starts_after_it(
     assert [a.last_event_id for a in log.asks] == ["0", "7", "9"]
 
 
+async def test_a_log_truncated_that_is_not_a_count_is_dropped_and_counted(
+    server: FakeServer, client: ItoClient
+) -> None:
+    bad = b'event: log.truncated\ndata: {"dropped": -3}\n\n'
+    worse = b'event: log.truncated\ndata: {"dropped": "many"}\n\n'
+    ScriptedLog(server, n=2, script=[raw(bad + worse + message(1) + message(2))])
+    stream = client.logs("run_1")
+    assert await collect(stream) == [LogLine.model_validate(logsrv.line_body(s)) for s in (1, 2)]
+    assert stream.skipped == 2
+
+
 async def test_a_resume_past_the_end_answered_204_ends_at_once(
     server: FakeServer, client: ItoClient
 ) -> None:
