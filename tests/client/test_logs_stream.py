@@ -6,15 +6,18 @@ goes backwards, lies about filters and ends the stream the ways API.md allows.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 
 import pytest
 
-from ito_tui.client import CapabilityMissing, ItoClient, ValidationFailed
+from ito_tui.client import CapabilityMissing, ItoClient, StreamPolicy, ValidationFailed
 from ito_tui.client.logstream import LogStream
 from ito_tui.contract import LogLine, LogTruncated
 
 from . import logsrv
+from .conftest import make_client
 from .fakeserver import Conn, FakeServer, Received, capabilities_body
 from .logsrv import ScriptedLog, drop_mid, message, raw, status
 
@@ -203,3 +206,37 @@ async def test_a_drop_before_the_first_line_asks_for_the_same_tail_again(
     assert seqs(await collect(client.logs("run_1", tail=5))) == [5, 6, 7, 8, 9]
     assert [a.query for a in log.asks[:2]] == [{"tail": ["5"]}, {"tail": ["5"]}]
     assert [a.last_event_id for a in log.asks] == [None, None, "9"]
+
+
+async def test_a_burst_of_lines_is_handed_out_in_slices_so_other_tasks_run(
+    server: FakeServer,
+) -> None:
+    """A log flood read in one go does not hold the event loop (a UI's keys): with
+    `slice_s=0` other tasks run between every two lines, with a long slice rarely."""
+    n = 400
+    ScriptedLog(server, n=n, script=[raw(b"".join(message(s) for s in range(1, n + 1)))] * 2)
+
+    async def turns_between_lines(slice_s: float) -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        policy = StreamPolicy(reconnect_base_s=0.01, reconnect_floor_s=0.0, slice_s=slice_s)
+        seen: list[int] = []
+        task = asyncio.create_task(ticker())
+        try:
+            async with make_client(server.url, stream=policy) as c:
+                async for _line in c.logs("run_1", tail=n):
+                    seen.append(ticks)
+                    if len(seen) == n:
+                        break
+        finally:
+            task.cancel()
+        return sum(1 for a, b in itertools.pairwise(seen) if b > a)
+
+    assert await turns_between_lines(0.0) >= n - 2
+    assert await turns_between_lines(3600.0) < n // 4, "the burst did not arrive at once"
