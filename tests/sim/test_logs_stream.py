@@ -191,3 +191,18 @@ def test_cutting_never_splits_a_character() -> None:
     assert (text, was_cut) == ("é" * 32, True)
     assert cut("€uro", 3) == ("€", True)
     assert cut("short", 64) == ("short", False)
+
+
+def test_a_quiet_log_stream_says_retry_first_then_keeps_alive(sim_factory: Any) -> None:
+    sim = sim_factory(scenario="showcase", seed=3)
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        rid = create_run(client)["run_id"]
+        wait_for(client, rid, lambda r: r["state"] == "awaiting_approval")
+        # Paused on a person: no line comes, only the keepalive comments (1 s in tests).
+        with client.stream("GET", f"/v1/runs/{rid}/logs", params={"tail": 0},
+                           timeout=30) as response:  # fmt: skip
+            assert response.headers["cache-control"] == "no-store"
+            messages = sse_messages(response)
+            assert next(messages).retry == 3000
+            quiet = next(messages)
+    assert quiet.event is None and quiet.comments == ["keepalive"]
