@@ -174,38 +174,20 @@ async def follow_logs(ctx: Context, client: ItoClient, printer: LogPrinter) -> i
     stream = await client.logs(
         args.run, tail=tail, since_seq=args.since, on_state=notes, **_filters(args)
     )
-    pending: list[LogLine] = []
-    loop = asyncio.get_running_loop()
-    scheduled = False
-
-    def flush() -> None:
-        nonlocal scheduled
-        scheduled = False
-        if pending:
-            ctx.out.stdout.write(printer.text(pending))
-            pending.clear()
-        ctx.out.stdout.flush()
-
+    batches = _Batches(ctx, printer)
     seen: int | None = args.since
     try:
         async for item in stream:
             if isinstance(item, LogTruncated):
-                flush()
+                batches.flush()
                 ctx.out.warn(
                     f"{item.dropped:,} older lines are gone (past the backend's retention)"
                 )
                 continue
-            pending.append(item)
+            batches.add(item)
             seen = item.seq
-            if len(pending) >= FLUSH_LINES:
-                flush()
-            elif not scheduled:
-                # Runs when the stream next waits for the network: a burst is written in one
-                # go, and a quiet stream's line at once.
-                scheduled = True
-                loop.call_soon(flush)
     except ItoError:
-        flush()
+        batches.flush()
         after = f" --since {seen}" if seen is not None else ""
         ctx.out.info(
             f"stopped following the log of {safe(args.run)}; the run goes on — "
@@ -215,7 +197,7 @@ async def follow_logs(ctx: Context, client: ItoClient, printer: LogPrinter) -> i
     finally:
         await stream.aclose()
         notes.close()
-    flush()
+        batches.flush()  # what came before a Ctrl-C is written too
     run = await client.run(args.run)
     if not run.terminal:
         raise CommandError(
@@ -227,6 +209,47 @@ async def follow_logs(ctx: Context, client: ItoClient, printer: LogPrinter) -> i
     outcome = RunState.from_run(run).outcome
     ctx.out.info(f"run {safe(args.run)} ended: {status_label(outcome or run.state)}")
     return int(exit_for_outcome(outcome))
+
+
+class _Batches:
+    """Lines waiting to be written while following.
+
+    They are written when the stream next waits for the network (a callback the loop runs
+    then: a burst is one write, a quiet stream's line goes out at once), or every
+    `FLUSH_LINES`. A write that fails in that callback (the reader went away: `| head`)
+    is raised at the next line, where the command can stop on it."""
+
+    def __init__(self, ctx: Context, printer: LogPrinter) -> None:
+        self._out = ctx.out.stdout
+        self._printer = printer
+        self._pending: list[LogLine] = []
+        self._scheduled = False
+        self._failed: OSError | None = None
+
+    def add(self, line: LogLine) -> None:
+        if self._failed is not None:
+            raise self._failed
+        self._pending.append(line)
+        if len(self._pending) >= FLUSH_LINES:
+            self.flush()
+        elif not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._soon)
+
+    def _soon(self) -> None:
+        try:
+            self.flush()
+        except OSError as exc:
+            self._failed = exc
+
+    def flush(self) -> None:
+        self._scheduled = False
+        if self._failed is not None:
+            raise self._failed
+        if self._pending:
+            self._out.write(self._printer.text(self._pending))
+            self._pending.clear()
+        self._out.flush()
 
 
 class _ConnectionNotes:

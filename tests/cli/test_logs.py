@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
 
 import pytest
 
 from ito_tui.commands import logs as logs_cmd
 
+from .conftest import ITO_TUI, subprocess_env
 from .test_commands import submit
 
 LINE = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} (r\d+|[\w.-]+) +(\w+) +(\w+) +(.*)$")
@@ -131,3 +134,37 @@ def test_an_unknown_run_exits_11_and_bad_usage_2(cli, backend) -> None:
     assert cli("logs", "run_nope", "--since", "4").code == 2  # --since needs --follow
     assert cli("logs", "run_nope", "--tail", "-1").code == 2
     assert cli("logs", "run_nope", "--level", "loud").code == 2
+
+
+@pytest.mark.parametrize("follow", [False, True])
+def test_a_reader_that_goes_away_stops_it_quietly(cli, backend, follow: bool) -> None:
+    run_id = submit(cli)
+    assert ended(cli, run_id) == 0
+    argv = [str(ITO_TUI), "logs", run_id, "--tail", "100000", *(["--follow"] if follow else [])]
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env()
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # `| head -0`: the reader is gone before the first write
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 128 + signal.SIGPIPE
+    assert "Traceback" not in err and "Exception" not in err, err
+
+
+def test_following_stops_at_once_when_the_reader_goes_away(
+    cli, sim_factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sim = sim_factory(proposal_ttl_s=1e12, speed=20_000.0)  # a run of ~30 s
+    monkeypatch.setenv("ITO_BACKEND_URL", sim.url)
+    monkeypatch.setenv("ITO_TOKEN", sim.token)
+    run_id = submit(cli)
+    argv = [str(ITO_TUI), "logs", run_id, "--follow", "--tail", "0"]
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=subprocess_env()
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline()  # a live line came through
+    proc.stdout.close()
+    # The next lines' write fails: it stops there, not when the run ends.
+    assert proc.wait(timeout=20) == 128 + signal.SIGPIPE
+    assert json.loads(cli("status", run_id, "--json").out)["state"] == "running"
