@@ -54,10 +54,11 @@ class LineSource(Protocol):
 
 
 def prefix_of(line: ShownLine, width: int) -> str:
-    """A row's prefix: time (UTC), rank, level letter; the source and node where they fit."""
+    """A row's prefix: time (UTC, the run's clock: `sim_ts` in a demo), rank, level letter;
+    the source and node where they fit."""
     rank = "" if line.rank is None else f"r{line.rank}"
     level = LEVEL_MARKS.get(line.level, "?")
-    prefix = f"{line.ts:%H:%M:%S} {rank:>4} {level} "
+    prefix = f"{line.at:%H:%M:%S} {rank:>4} {level} "
     if width >= SOURCE_FROM:
         prefix += f"{line.source[:10]:<10} "
     if width >= NODE_FROM:

@@ -82,6 +82,8 @@ class LogsPane(LogsKeys):
         self.note = ""
         """The latest answer to a key (no match, no error held, a bad rank list)."""
         self.connection = ""
+        self.positioned = False
+        """The buffer was opened at a line (a fault's time, a match far back)."""
         self._shift = 0
 
     def compose(self) -> ComposeResult:
@@ -146,14 +148,15 @@ class LogsPane(LogsKeys):
             self._swap(new_buffer())
         elif self.detached:
             return  # paused on lines that do not reach the newest: End starts again
-        self._stream(resume=not fresh and len(self.buffer) > 0)
+        # A buffer opened at a line (a fault) goes on from it, however far the newest is.
+        self._stream(resume=len(self.buffer) > 0, whole_gap=self.positioned)
 
     def _swap(self, buffer: LogBuffer) -> None:
         """A new buffer (a filter, a jump, starting again from the newest)."""
         self.workers.cancel_group(self, "logs-stream")
         self.buffer = buffer
         self.follower = None
-        self.ended = self.detached = False
+        self.ended = self.detached = self.positioned = False
         self.new = self._shift = 0
         self.view.set_source(buffer)
 
@@ -165,10 +168,12 @@ class LogsPane(LogsKeys):
         return self.follower
 
     @work(group="logs-stream", exclusive=True, exit_on_error=False)
-    async def _stream(self, *, resume: bool) -> None:
+    async def _stream(self, *, resume: bool, whole_gap: bool = False) -> None:
         follower = self._follower()
         try:
-            if resume and not await follower.resumable():
+            if resume and not whole_gap and not await follower.resumable():
+                if follower is not self.follower:
+                    return  # another buffer came while asking (a jump): it has its stream
                 self._swap(new_buffer())
                 follower, resume = self._follower(), False
             since = follower.buffer.last_seq if resume else None
@@ -285,6 +290,7 @@ class LogsPane(LogsKeys):
         """Show line `seq` (older than the buffer) in a fresh buffer, paused; the stream
         fills the lines after it while there is room."""
         self._swap(new_buffer())
+        self.positioned = True
         self.view.set_following(False)
         follower = self._follower()
         index = await follower.around(seq)

@@ -146,9 +146,17 @@ class Timeline(Widget, can_focus=True):
         times: Mapping[str, datetime],
     ) -> None:
         """The run's faults, node events and the faults' times (`fault_times`), at once."""
+        had = bool(self.faults or self.incidents)
         self.times = times
         self.faults = faults
         self.incidents = incidents
+        if had != bool(faults or incidents):
+            self.refresh_bindings()  # "Logs here" shows once there is something to open
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("open_logs", "select"):
+            return bool(self.faults or self.incidents)
+        return True
 
     def _items(self) -> list[tuple[datetime | None, str]]:
         """The selectable items in order: (when, label) for each fault, then node event."""
