@@ -187,6 +187,22 @@ class Follower(Generic[T]):
         delay = floored_jitter(failures, base, floor, cap)
         return bounded(max(delay, retry_after), floor, cap) if retry_after else delay
 
+    async def _pause(self, failures: int, error: ItoError) -> None:
+        """Wait before reconnect number `failures` (raises `error` past `max_reconnects`)."""
+        limit = self._policy.max_reconnects
+        if limit is not None and failures > limit:
+            raise error
+        delay = self._delay(failures, error)
+        self._reconnecting(delay, failures, str(error))
+        await asyncio.sleep(delay)
+
+    def _dropped(self, exc: httpx.TransportError | httpx.DecodingError) -> ItoError:
+        """What a dropped, refused or stalled connection is called."""
+        error = self._client.transport.unavailable(exc, self.ENDPOINT)
+        if isinstance(exc, httpx.ReadTimeout):
+            error.message = f"{self.NOUN} stalled: no data for {self._stall_s:g} s"
+        return error
+
     def _note_retry(self, decoder: SSEDecoder) -> None:
         """Keep the server's `retry:` (bounded when used, in `_delay`)."""
         if decoder.retry_ms is not None:

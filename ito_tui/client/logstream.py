@@ -31,7 +31,6 @@ says, `Last-Event-ID` resume, the stall timeout, `ConnectionState`), and:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -139,9 +138,7 @@ class LogStream(Follower[LogItem]):
                 except Stop:
                     return  # 204: the run has ended and every line was sent
                 except (httpx.TransportError, httpx.DecodingError) as exc:
-                    error = self._client.transport.unavailable(exc, ENDPOINT)
-                    if isinstance(exc, httpx.ReadTimeout):
-                        error.message = f"log stream stalled: no data for {self._stall_s:g} s"
+                    error = self._dropped(exc)
                 self._note_retry(decoder)
                 failures = 1 if progressed else failures + 1
                 if closed:
@@ -153,12 +150,7 @@ class LogStream(Follower[LogItem]):
                         return
                     end_at = self._last if ended else None
                 assert error is not None
-                limit = self._policy.max_reconnects
-                if limit is not None and failures > limit:
-                    raise error
-                delay = self._delay(failures, error)
-                self._reconnecting(delay, failures, str(error))
-                await asyncio.sleep(delay)
+                await self._pause(failures, error)
         except ItoError as exc:
             self._set(status="closed", retry_in_s=None, error=str(exc))
             raise

@@ -44,7 +44,6 @@ shown raw while the stream goes on; with none it is skipped and counted in
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, ClassVar
@@ -147,9 +146,7 @@ class EventStream(Follower[EventBase]):
                         f"{ENDPOINT}: {exc}", field="data", endpoint=ENDPOINT
                     ) from None
                 except (httpx.TransportError, httpx.DecodingError) as exc:
-                    error = self._client.transport.unavailable(exc, ENDPOINT)
-                    if isinstance(exc, httpx.ReadTimeout):
-                        error.message = f"event stream stalled: no data for {self._stall_s:g} s"
+                    error = self._dropped(exc)
                 self._note_retry(decoder)
                 failures = 1 if progressed else failures + 1
                 if live or stopped:
@@ -165,12 +162,7 @@ class EventStream(Follower[EventBase]):
                     elif problem is not None and stopped:
                         error = problem
                 assert error is not None
-                limit = self._policy.max_reconnects
-                if limit is not None and failures > limit:
-                    raise error
-                delay = self._delay(failures, error)
-                self._reconnecting(delay, failures, str(error))
-                await asyncio.sleep(delay)
+                await self._pause(failures, error)
         except ItoError as exc:
             self._set(status="closed", retry_in_s=None, error=str(exc))
             raise
