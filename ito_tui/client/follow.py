@@ -187,12 +187,13 @@ class Follower(Generic[T]):
         delay = floored_jitter(failures, base, floor, cap)
         return bounded(max(delay, retry_after), floor, cap) if retry_after else delay
 
-    async def _pause(self, failures: int, error: ItoError) -> None:
-        """Wait before reconnect number `failures` (raises `error` past `max_reconnects`)."""
+    async def _pause(self, failures: int, error: ItoError, *, soonest: bool = False) -> None:
+        """Wait before reconnect number `failures` (raises `error` past `max_reconnects`);
+        `soonest`: just the floor (one last request for a tail, not a retry)."""
         limit = self._policy.max_reconnects
         if limit is not None and failures > limit:
             raise error
-        delay = self._delay(failures, error)
+        delay = self._policy.reconnect_floor_s if soonest else self._delay(failures, error)
         self._reconnecting(delay, failures, str(error))
         await asyncio.sleep(delay)
 

@@ -150,7 +150,8 @@ class LogStream(Follower[LogItem]):
                         return
                     end_at = self._last if ended else None
                 assert error is not None
-                await self._pause(failures, error)
+                # After the run's end the reconnect only asks for a tail (204): the floor.
+                await self._pause(failures, error, soonest=closed and end_at is not None)
         except ItoError as exc:
             self._set(status="closed", retry_in_s=None, error=str(exc))
             raise

@@ -11,8 +11,15 @@ import itertools
 import json
 
 import pytest
+from pydantic import SecretStr
 
-from ito_tui.client import CapabilityMissing, ItoClient, StreamPolicy, ValidationFailed
+from ito_tui.client import (
+    CapabilityMissing,
+    ConnectionState,
+    ItoClient,
+    StreamPolicy,
+    ValidationFailed,
+)
 from ito_tui.client.logstream import LogStream
 from ito_tui.contract import LogLine, LogTruncated
 
@@ -240,3 +247,17 @@ async def test_a_burst_of_lines_is_handed_out_in_slices_so_other_tasks_run(
 
     assert await turns_between_lines(0.0) >= n - 2
     assert await turns_between_lines(3600.0) < n // 4, "the burst did not arrive at once"
+
+
+async def test_after_the_runs_end_the_last_request_waits_only_the_floor(
+    server: FakeServer,
+) -> None:
+    """`ito-tui logs --follow` exits soon after the run: the 204 is asked for after the 1 s
+    floor, not after a backoff drawn up to the server's `retry:` (3 s here)."""
+    ScriptedLog(server, n=3, retry_ms=3000)
+    states: list[ConnectionState] = []
+    async with ItoClient(server.url, token=SecretStr("t")) as c:
+        got = [item async for item in c.logs("run_1", on_state=states.append)]
+    assert len(got) == 3
+    waits = [s.retry_in_s for s in states if s.status == "reconnecting" and s.retry_in_s]
+    assert waits == [1.0]
