@@ -5,8 +5,9 @@ Built by `ItoClient.logs`; it stands on `follow.Follower` as `EventStream` does
 says, `Last-Event-ID` resume, the stall timeout, `ConnectionState`), and:
 
 - asks with the same filters (`rank=`, `level=`, `source=`, `q=`) on every
-  connection, `tail=` only on the first (a reconnect resumes after the last seq
-  yielded, or, when no line matched yet, asks `tail=0`: live lines only);
+  connection, `tail=` only until a connection was served (a reconnect resumes
+  after the last seq yielded, or, when no line matched yet, asks `tail=0`: live
+  lines only; one dropped before its first line asks for the tail again);
 - yields `LogLine`s, and a `LogTruncated` when the server says lines older than
   its retention are gone (`event: log.truncated`);
 - drops a line whose seq is not above the last one yielded (a duplicate, a seq
@@ -23,7 +24,10 @@ says, `Last-Event-ID` resume, the stall timeout, `ConnectionState`), and:
   control character (NUL) inside the JSON is accepted as the character it is;
 - ends (StopAsyncIteration) when the server answers 204 (a resume past the end
   of an ended run), or when the stream closes and the run's snapshot says the
-  run is over and either no line matched or a reconnect brought nothing more.
+  run is over and either no line matched or a reconnect brought nothing more
+  (that reconnect, for a tail a cut stream had not sent, waits just the floor);
+- accepts a message without `event:` as a line, ignores unknown types, and
+  yields to the event loop every `slice_s` in a burst;
 - raises AuthError on 401, NotFound on 404, CapabilityMissing on 501 (or when
   `runs.logs` is not offered, before any request), ProtocolError on a redirect or
   a wrong content type.
