@@ -261,3 +261,12 @@ async def test_after_the_runs_end_the_last_request_waits_only_the_floor(
     assert len(got) == 3
     waits = [s.retry_in_s for s in states if s.status == "reconnecting" and s.retry_in_s]
     assert waits == [1.0]
+
+
+async def test_tail_none_leaves_the_replay_to_the_servers_default(
+    server: FakeServer, client: ItoClient
+) -> None:
+    log = ScriptedLog(server, n=250)
+    got = await collect(client.logs("run_1", tail=None))
+    assert log.asks[0].query == {}
+    assert seqs(got) == list(range(51, 251))  # the scripted server's default: 200
