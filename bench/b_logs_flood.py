@@ -39,13 +39,16 @@ def _screen_bytes(ito: TermProcess, lr: LiveRun) -> int:
     """Bytes of one full repaint of what `ito` shows (everything stopped, then a resize)."""
     lr.set_log_rate(0.0)
     lr.set_rate(0.0)
-    ito.quiet(1.0, settle_timeout=20)
-    ito.resize(apps.COLS - 1, apps.ROWS)
-    ito.quiet(0.5, settle_timeout=10)
-    before = ito.bytes_total
-    ito.resize(apps.COLS, apps.ROWS)
-    ito.quiet(0.5, settle_timeout=10)
-    return ito.bytes_total - before
+    ito.quiet(1.0, settle_timeout=30)
+    sizes = []
+    for cols in (apps.COLS - 1, apps.COLS):
+        before = ito.bytes_total
+        ito.resize(cols, apps.ROWS)
+        if ito.wait_output(10.0) is None:
+            raise RuntimeError("the app did not repaint after a resize")
+        ito.quiet(1.0, settle_timeout=10)
+        sizes.append(ito.bytes_total - before)
+    return sizes[-1]
 
 
 def _presses(ito: TermProcess, n: int) -> tuple[list[float], int]:
