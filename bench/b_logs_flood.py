@@ -43,8 +43,7 @@ def _screen_bytes(ito: TermProcess, lr: LiveRun) -> int:
     sizes = []
     for cols in (apps.COLS - 1, apps.COLS):
         before = ito.bytes_total
-        ito.resize(cols, apps.ROWS)
-        if ito.wait_output(10.0) is None:
+        if ito.resize(cols, apps.ROWS) is None:
             raise RuntimeError("the app did not repaint after a resize")
         ito.quiet(1.0, settle_timeout=10)
         sizes.append(ito.bytes_total - before)

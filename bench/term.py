@@ -238,11 +238,19 @@ class TermProcess:
     def write(self, data: bytes) -> None:
         os.write(self._master, data)
 
-    def resize(self, cols: int, rows: int) -> None:
-        """Give the terminal a new size and tell the program (SIGWINCH): a full repaint."""
+    def resize(self, cols: int, rows: int, timeout: float = 10.0) -> float | None:
+        """Give the terminal a new size and tell the program (SIGWINCH), which repaints all
+        of it; the seconds until its first output after that (None: none in `timeout`)."""
+        w = self._arm(None)
+        t0 = time.perf_counter()
         fcntl.ioctl(self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGWINCH)
+        w.done.wait(timeout)
+        with self._lock:
+            if w in self._waiters:
+                self._waiters.remove(w)
+        return None if w.at is None else w.at - t0
 
     # ------------------------------------------------------------ measuring
 
