@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from ito_tui.state.logbuffer import ShownLine
 from ito_tui.tui import ItoApp
-from ito_tui.tui.run_logs import MAX_LINES
+from ito_tui.tui.run_logs import MAX_LINES, TAIL
 from ito_tui.tui.screens.event_line import EventLineScreen
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.widgets.logs_pane import ABSENT, LogsPane
@@ -102,6 +102,24 @@ async def test_a_hidden_tab_closes_its_stream_and_resumes_after_the_last_line() 
         assert client.streams()[-1]["since_seq"] == held  # resumed, not replayed
         seqs = [pane.buffer.line(i).seq for i in range(len(pane.buffer))]
         assert seqs == sorted(set(seqs))  # every line once, in order
+
+
+async def test_a_gap_too_large_for_the_buffer_starts_again_from_the_newest() -> None:
+    client = FakeLogsClient(script=pretrain_script().events)
+    async with logs_app(client).run_test(size=(120, 40)) as pilot:
+        pane = await open_logs(pilot)
+        await pilot.press("1")
+        await wait_for(pilot, lambda: client.open_logs == 0, what="the stream to close")
+        last = client.log_lines[-1].seq
+        gap = MAX_LINES // 2 + 1  # more than resuming may replay
+        client.push([log_line(last + i, NOW, f"while hidden {i}") for i in range(1, gap + 1)])
+        await pilot.press("4")
+        await wait_for(pilot, lambda: pane.buffer.last_seq == last + gap, what="the newest")
+        assert client.streams()[-1]["since_seq"] is None
+        assert client.streams()[-1]["tail"] == TAIL
+        assert len(pane.buffer) == TAIL  # the newest lines, not the whole gap
+        await wait_for(pilot, lambda: not pane.repaints.pending, what="the repaint")
+        assert caption(pilot).startswith("following · filter: all")
 
 
 async def test_enter_on_a_fault_in_the_timeline_opens_the_logs_at_the_nccl_timeout() -> None:

@@ -151,9 +151,11 @@ class LogsPane(LogsKeys):
         # A buffer opened at a line (a fault) goes on from it, however far the newest is.
         self._stream(resume=len(self.buffer) > 0, whole_gap=self.positioned)
 
-    def _swap(self, buffer: LogBuffer) -> None:
-        """A new buffer (a filter, a jump, starting again from the newest)."""
-        self.workers.cancel_group(self, "logs-stream")
+    def _swap(self, buffer: LogBuffer, *, cancel: bool = True) -> None:
+        """A new buffer (a filter, a jump, starting again from the newest); the stream
+        into the old one is cancelled, unless it is the caller (`cancel=False`)."""
+        if cancel:
+            self.workers.cancel_group(self, "logs-stream")
         self.buffer = buffer
         self.follower = None
         self.ended = self.detached = self.positioned = False
@@ -174,7 +176,7 @@ class LogsPane(LogsKeys):
             if resume and not whole_gap and not await follower.resumable():
                 if follower is not self.follower:
                     return  # another buffer came while asking (a jump): it has its stream
-                self._swap(new_buffer())
+                self._swap(new_buffer(), cancel=False)  # this worker goes on with a tail
                 follower, resume = self._follower(), False
             since = follower.buffer.last_seq if resume else None
             ended = await follower.follow(since_seq=since)
@@ -208,6 +210,8 @@ class LogsPane(LogsKeys):
         return not full or self.view.top_index + self._shift > KEEP_ROWS
 
     def connection_changed(self, state: ConnectionState) -> None:
+        if state.status == "closed":
+            return  # closed by this pane (hidden, a new buffer): said by the caption's state
         label = connection_label(state)
         self.connection = "" if label == "live" else label
         self.repaints.mark("view")
