@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from .core import JsonDict
-from .joblog_text import short
+from .joblog_text import Line, short
 from .physics import uniform
 
 
@@ -107,3 +109,15 @@ def context_of(state: JsonDict) -> LogContext:
         xid_gpu=xid_gpu,
         fleet_events=fleet is not None,
     )
+
+
+Maker = Callable[[JsonDict, LogContext, datetime], list[Line]]
+"""The lines of one event: (its data, the run's context, its simulated time) -> lines."""
+
+
+def num(value: Any, default: float = float("nan")) -> float:
+    """A payload number as a float (`"NaN"`/`"Infinity"` strings too); `default` if none."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default

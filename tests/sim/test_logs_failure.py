@@ -13,7 +13,7 @@ import httpx
 from ito_tui.contract import LogLine
 from tests.support.servers import SimHandle
 
-from .helpers import create_run, read_events, wait_for
+from .helpers import create_run, key, read_events, wait_for
 from .logs_support import whole_log
 
 
@@ -178,4 +178,32 @@ def test_a_failed_gate_shows_its_failing_benchmark_as_an_error_at_its_time(
     assert [x.text for x in lines[-2:]] == [
         f"eval: gate {verdict} FAILED: the run stops here",
         "torchrun: job failed",
+    ]
+
+
+def test_a_loss_spike_and_the_approved_rollback_appear_as_the_trainer_carries_it_out(
+    sim_factory: Any,
+) -> None:
+    sim: SimHandle = sim_factory(scenario="showcase", seed=3)
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        rid = create_run(client)["run_id"]
+        paused = wait_for(client, rid, lambda r: r["state"] == "awaiting_approval")
+        proposal = paused["pending_proposal_ids"][0]
+        assert client.post(f"/v1/proposals/{proposal}/approve", headers=key()).status_code == 200
+        wait_for(client, rid, lambda r: r["state"] == "completed", timeout=30)
+        lines = whole_log(client, rid)
+        events = _events(client, rid)
+    spikes = [e["data"] for e in events if e["type"] == "loss.spike_detected"]
+    warned = [x.text for x in lines if x.text.startswith("controller: loss spike at step")]
+    assert len(warned) == len(spikes) == 2
+    assert warned[0].endswith("batch skipped") and warned[1].endswith("waits for a person")
+    assert f"step {spikes[1]['step']}: loss {spikes[1]['loss']:.4f} z=14.8" in warned[1]
+    executed = next(e for e in events if e["type"] == "proposal.executed")
+    action = executed["data"]["proposal"]["action"]
+    texts = [x.text for x in lines if x.sim_ts == _ts(executed["sim_ts"])]
+    to = action["rollback_to_step"]
+    assert texts[-3:] == [
+        f"Loading the checkpoint at step {to}.",
+        f"dataloader: skipping the next {action['skip_batches']:,} batches",
+        f"Training resumes at step {to + 1}",
     ]

@@ -50,7 +50,9 @@ def test_a_runs_log_is_every_seq_once_in_order_then_the_stream_closes(
     done = client.get(f"/v1/runs/{rid}").json()
     assert done["state"] == "completed"
     assert lines == whole_log(client, rid)
-    assert lines[0].text == "Starting job: pretrain" and lines[0].rank == 0
+    assert lines[0].text.startswith("dedup: ") and lines[0].source == "dataloader"
+    start = next(i for i, x in enumerate(lines) if x.text == "Starting job: pretrain")
+    assert lines[start].rank == 0 and not any(x.source == "trainer" for x in lines[:start])
     assert lines[-1].text.startswith("torchrun: job completed") and lines[-1].source == "system"
     # torchtitan's metrics line, once per telemetry sample, on rank 0; no mfu under fp8.
     _, events = read_events(client, rid)
