@@ -208,3 +208,28 @@ def test_any_sequence_stays_in_order_within_both_caps(
         assert len(buf) <= max_lines
         assert len(buf) <= 1 or buf.nbytes <= max_bytes
         assert all(s <= buf.high_seq for s in held)
+
+
+def test_nbytes_tracks_the_memory_the_lines_really_hold() -> None:
+    def fresh(seq: int) -> LogLine:
+        # Parsed, as the stream does: every line has its own objects.
+        return LogLine.model_validate_json(
+            f'{{"seq":{seq},"ts":"2026-12-01T14:00:{seq % 60:02d}.{seq % 1000:03d}Z",'
+            f'"sim_ts":"2026-12-01T15:00:{seq % 60:02d}.000Z","rank":{seq % 1024},'
+            f'"node":"b200-16n-ib-{seq % 128:02d}","level":"debug","source":"trainer",'
+            f'"text":"[rank{seq % 1024}]: step: {seq}  loss:  3.2154  grad_norm:  0.8512"}}'
+        )
+
+    LogBuffer().add(fresh(1))  # names cached, code warm
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        buf = LogBuffer(max_lines=5000, max_bytes=10**9)
+        for s in range(1, 5001):
+            buf.add(fresh(s))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert 0.85 <= buf.nbytes / held <= 1.25, (buf.nbytes, held)
