@@ -19,6 +19,8 @@ from typing import Any
 
 from ito_tui.contract import event_to_json, make_event
 
+POOL = 4096
+"""Distinct flood lines the proxy cycles through (see `Flood.lines`)."""
 FLEET_NODES = 128
 GPUS = 8
 WORLD = FLEET_NODES * GPUS
@@ -142,13 +144,26 @@ class Flood:
         self._at = now
         return self.seq
 
-    @staticmethod
-    def lines(first: int, last: int) -> str:
-        """SSE messages for seqs first..last (inclusive), stamped now."""
-        when = datetime.now(UTC)
-        ts = stamp(when)
+    _tails: list[str] = []
+
+    @classmethod
+    def lines(cls, first: int, last: int) -> str:
+        """SSE messages for seqs first..last (inclusive), stamped now.
+
+        The bodies after `seq`/`ts` are the flood's first `POOL` lines, built once and
+        cycled: building each line anew (`flood_text`'s clock formatting, a `json.dumps`)
+        cost the proxy ~25 µs a line, and at 12,000 lines/s on a shared 2-core machine it
+        fell behind (9,600 lines/s delivered); now ~1 µs."""
+        if not cls._tails:
+            when = datetime.now(UTC)
+            for s in range(POOL):
+                body = log_line(s, "", when)
+                cls._tails.append(body[body.index(',"rank":') :])
+        ts = stamp(datetime.now(UTC))
+        tails = cls._tails
         return "".join(
-            f"id: {s}\nevent: log\ndata: {log_line(s, ts, when)}\n\n"
+            f'id: {s}\nevent: log\ndata: {{"seq":{s},"ts":"{ts}","sim_ts":"{ts}"'
+            f"{tails[s % POOL]}\n\n"
             for s in range(first, last + 1)
         )
 
