@@ -96,14 +96,17 @@ def test_showcase_shows_a_straggler_for_a_while_before_that_node_fails(sim_facto
 def test_hang_stops_progress_with_heartbeats_flowing_until_the_backends_own_detection(
     sim_factory: Any,
 ) -> None:
-    # 2000x: pretrain starts after ~1 s, its hang (30 % in) ~0.4 s later; time to slow down.
-    handle: SimHandle = sim_factory(scenario="hang", speed=2000.0, heartbeat_s=0.2)
+    # 1000x: pretrain starts after ~2 s, its hang (30 % in) ~0.7 s later: time enough to
+    # slow this run down, watching the engine itself (an HTTP poll can lag on a busy box).
+    handle: SimHandle = sim_factory(scenario="hang", speed=1000.0, heartbeat_s=0.2)
     with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
         rid = create_run(client, dict(SMALL_SPEC))["run_id"]
-        wait_for(client, rid, lambda r: r["current_stage"] == "pretrain")
         engine = handle.app.state.desk.engines[rid]
-        # Slow this run down so its 12 simulated minutes of hang last ~1.8 s of wall time.
-        engine.s["speed"] = 400.0
+        deadline = time.monotonic() + 30
+        while engine.run["current_stage"] != "pretrain" and time.monotonic() < deadline:
+            time.sleep(0.002)
+        # Slow this run down so its 12 simulated minutes of hang last ~3.6 s of wall time.
+        engine.s["speed"] = 200.0
         run = wait_for(client, rid, lambda r: bool(r["faults"]))
         assert run["state"] == "running"
         first = client.get(f"/v1/runs/{rid}/fleet").json()
