@@ -169,8 +169,10 @@ def projection(
     tau = sum(dt for dt, _ in intervals) / sum(dw for _, dw in intervals)
     later = _later_stages_s(state, stage, tau * p.total_steps)
     stage_r50 = r50
+    # Later stages are as uncertain as this one: their p90 keeps this stage's p90/p50.
+    spread = r90 / r50 if r50 > 0 else 1.0
     r50 += later
-    r90 += later * (r90 / r50 if r50 > 0 else 1.0) if later else 0.0
+    r90 += later * spread
     # Dollars a second over the measured span (spend is paid for the GPUs held, whatever
     # they did), from the spend known now.
     first, last = points[0], points[-1]

@@ -235,3 +235,15 @@ def test_any_measured_history_gives_an_ordered_projection_or_none(
             assert proj.finish_p90 >= proj.finish_p50
         if proj.spend_p50 is not None and proj.spend_p90 is not None:
             assert proj.spend_p90 >= proj.spend_p50
+
+
+def test_later_stages_widen_the_p90_as_much_as_this_one() -> None:
+    bumpy = [(0, 0), (60, 10), (120, 20), (720, 20), (780, 30), (840, 40), (900, 50)]
+    alone = tracker_with(bumpy).projection()
+    est = {"pretrain": 1.0, "sft": 1.0}
+    with_later = tracker_with(bumpy, estimate=est).projection()
+    assert alone.remaining_s_p50 and alone.remaining_s_p90 and with_later.stage_remaining_s
+    assert with_later.remaining_s_p50 and with_later.remaining_s_p90
+    spread = alone.remaining_s_p90 / alone.remaining_s_p50
+    assert with_later.stage_remaining_s == pytest.approx(alone.remaining_s_p50)
+    assert with_later.remaining_s_p90 / with_later.remaining_s_p50 == pytest.approx(spread)
