@@ -100,7 +100,9 @@ def run(ctx: Context) -> list[Record]:
                     f"{wa.bytes_per_s:,.0f} B/s, RSS {a.rss() / 2**20:.1f} MiB; "
                     f"#4 set-up {100 * wb.cpu_frac:.2f} %"
                 )
-            rate = (lr.stats()["log_sent"] - sent0) / (time.perf_counter() - t0)
+            end = lr.stats()
+            rate = (end["log_sent"] - sent0) / (time.perf_counter() - t0)
+            behind = int(end["log_seq"]) - int(end["log_last_sent"])
             rss1 = a.rss()
             for blk in range(blocks):
                 for mode in ("flood", "idle") if blk % 2 == 0 else ("idle", "flood"):
@@ -137,8 +139,8 @@ def run(ctx: Context) -> list[Record]:
             for proc in (a, b):
                 if not proc.alive():
                     raise RuntimeError("ito-tui exited during the measurement")
-    return _records(ctx, f, lat, p95, missed, screen, rss0, rss1, rss_max, rate, streams,
-                    hidden_sent, windows, seconds)  # fmt: skip
+    return _records(ctx, f, lat, p95, missed, screen, rss0, rss1, rss_max, rate, behind,
+                    streams, hidden_sent, windows, seconds)  # fmt: skip
 
 
 def _records(
@@ -152,6 +154,7 @@ def _records(
     rss1: int,
     rss_max: int,
     rate: float,
+    behind: int,
     streams: int,
     hidden_sent: int,
     windows: int,
@@ -163,8 +166,10 @@ def _records(
     limit = 10 * screen
     ratios = [r for r in f["hidden_ratio"] if r == r]
     hidden = summary(ratios)["median"] if ratios else float("nan")
+    flooded = rate >= 10_000  # the condition of 18.13: without it nothing is met
     note = (
-        f"flood {rate:,.0f} lines/s delivered by the proxy while measured; {windows} windows "
+        f"flood {rate:,.0f} lines/s delivered by the proxy while measured, the reader "
+        f"{behind:,} lines behind the flood's clock at the end; {windows} windows "
         f"of {seconds:.0f} s side by side with the #4 set-up (1 event/s, never on Logs); "
         f"RSS {rss0 / 2**20:.1f} MiB when the tab showed, {rss1 / 2**20:.1f} MiB after "
         f"{windows * seconds:.0f} s (max {rss_max / 2**20:.1f}); one repaint {screen:,} B; "
@@ -176,21 +181,23 @@ def _records(
                "ms", "p95 ≤ 60 ms", summary(p95["flood"]), summary(p95["idle"]),
                "same keys, flood stopped (p95 per block)",
                ratio=flood_p95 / idle_p95 if idle_p95 else None,
-               met=flood_p95 <= 60 and missed["flood"] == 0, notes=[note], sub=".13a",
+               met=flooded and flood_p95 <= 60 and missed["flood"] == 0, notes=[note], sub=".13a",
                extra={"p95_all_presses_ms": flood_p95, "p95_idle_all_ms": idle_p95}),
         Record(18, "logs_flood", f"RSS growth over {windows * seconds:.0f} s of flood on the "
                "Logs tab", "MB", "≤ 10 MB", summary([growth]), summary([rss0 / 1e6]),
-               "RSS when the tab showed (MB)", met=growth <= 10, notes=[note], sub=".13b"),
+               "RSS when the tab showed (MB)", met=flooded and growth <= 10, notes=[note],
+               sub=".13b"),
         Record(18, "logs_flood", "CPU on the Logs tab in the flood", "% core", "≤ 30% of a core",
                summary(f["cpu_a"]), summary(f["cpu_b"]),
                "#4 set-up in the same windows",
                ratio=summary(f["cpu_a"])["median"] / max(summary(f["cpu_b"])["median"], 1e-9),
-               met=summary(f["cpu_a"])["median"] <= 30, notes=[note], sub=".13c"),
+               met=flooded and summary(f["cpu_a"])["median"] <= 30, notes=[note], sub=".13c"),
         Record(18, "logs_flood", "bytes to the terminal in the flood", "B/s",
                "≤ 10 Hz × one screen", bps, summary([float(limit)]),
                "10 × one full repaint of the Logs tab",
                ratio=bps["median"] / limit if limit else None,
-               met=bool(limit) and bps["median"] <= limit, notes=[note], sub=".13d"),
+               met=flooded and bool(limit) and bps["median"] <= limit, notes=[note],
+               sub=".13d"),
         Record(18, "logs_flood", "the flood with the Telemetry tab on screen (Logs hidden): CPU",
                "% core", "≤ 1.5× #4", summary(f["hidden_a"]), summary(f["hidden_b"]),
                "#4 set-up in the same windows", ratio=hidden,

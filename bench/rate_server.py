@@ -113,6 +113,8 @@ class RateServer:
         self.flood = Flood(log_rate) if log_rate is not None else None
         self.fleet = Fleet(fleet_nodes) if fleet_nodes else None
         self.log_sent = 0
+        self.log_last = 0
+        """The newest seq any log stream has written (a reader behind the flood lags it)."""
         self.log_streams = 0
         self.run_id = run_id
         self.rate = rate
@@ -213,6 +215,7 @@ class RateServer:
                 "log_sent": self.log_sent,
                 "log_streams": self.log_streams,
                 "log_seq": self.flood.advance(time.monotonic()) if self.flood else 0,
+                "log_last_sent": self.log_last,
                 "fleet_requests": self.fleet.requests if self.fleet else 0,
             }
         )
@@ -259,6 +262,7 @@ class RateServer:
                     upto = min(newest, nxt + 5_000 - 1)  # a backlog goes in pieces
                     yield self.flood.lines(nxt, upto)
                     self.log_sent += upto - nxt + 1
+                    self.log_last = max(self.log_last, upto)
                     nxt, quiet = upto + 1, time.monotonic()
                     if nxt <= newest:
                         await asyncio.sleep(0)
