@@ -11,7 +11,9 @@ says, `Last-Event-ID` resume, the stall timeout, `ConnectionState`), and:
 - yields `LogLine`s, and a `LogTruncated` when the server says lines older than
   its retention are gone (`event: log.truncated`);
 - drops a line whose seq is not above the last one yielded (a duplicate, a seq
-  going backwards: counted in `.stale`), and a line that does not match the
+  going backwards: counted in `.stale`; the first such answer to a resume asks for
+  the log's newest line, and a log that now ends before the resume point is named
+  in `.problem`: the backend's history went backwards), and a line that does not match the
   filters asked for or is not a valid LogLine (counted in `.skipped`); the last
   such is named in `.problem` (and `.state.error` until the connection's next
   change), the first of each kind logged, and the stream goes on: a wrong line
@@ -95,6 +97,7 @@ class LogStream(Follower[LogItem]):
         self.message_cap = MIN_MESSAGE_CAP
         self._can_read_run = True
         self._warned: set[str] = set()
+        self._history: str | None = None
         super().__init__(client, run_id, since_seq=since_seq, on_state=on_state)
 
     def _prepared_with(self, caps: Capabilities) -> None:
@@ -126,6 +129,7 @@ class LogStream(Follower[LogItem]):
                 error: ItoError | None = None
                 progressed = closed = False
                 decoder = SSEDecoder(self.message_cap, cut=True)
+                resumed_at, stale = self._last, self.stale  # what a resume must answer after
                 try:
                     async with self._open(self._params(first)) as response:
                         error = await self._check(response)
@@ -134,6 +138,10 @@ class LogStream(Follower[LogItem]):
                             async for message in self._messages(response, decoder):
                                 item = self._accept(message)
                                 if item is None:
+                                    if resumed_at is not None and stale < self.stale:
+                                        # A resume answered with an old line: once per connection.
+                                        await self._went_back(resumed_at)
+                                        resumed_at = None
                                     continue
                                 progressed = True
                                 yield item
@@ -161,6 +169,23 @@ class LogStream(Follower[LogItem]):
             raise
         finally:
             self._closing()
+
+    async def _went_back(self, resumed_at: int) -> None:
+        """Say so when the backend's log now ends before the seq resumed at (restored from a
+        backup): its lines up to there are dropped as seen, and the operator must know why."""
+        try:
+            newest = await self._client.log_page(self.run_id, limit=1)
+        except ItoError as exc:
+            log.debug("log stream %s: newest line not read (%s)", self.run_id, exc)
+            return
+        head = newest.items[-1].seq if newest.items else 0
+        if head < resumed_at:
+            self._history = self.problem = (
+                f"the backend's log went backwards from seq {resumed_at} to {head} (restored "
+                f"from a backup?); its lines up to seq {resumed_at} are not shown"
+            )
+            log.warning("log stream %s: %s", self.run_id, self.problem)
+            self._set(error=self.problem)
 
     async def _run_ended(self) -> bool:
         """Whether the run's snapshot says it is over (False when it cannot be read)."""
@@ -220,7 +245,8 @@ class LogStream(Follower[LogItem]):
 
     def _drop(self, counter: str, why: str) -> None:
         setattr(self, counter, getattr(self, counter) + 1)
-        self.problem = f"dropped {why}"
+        # A history gone backwards explains every stale line after it: it stays the problem.
+        self.problem = self._history or f"dropped {why}"
         self._set(error=self.problem)
         self._warn(counter, why)
 

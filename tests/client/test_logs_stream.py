@@ -270,3 +270,26 @@ async def test_tail_none_leaves_the_replay_to_the_servers_default(
     got = await collect(client.logs("run_1", tail=None))
     assert log.asks[0].query == {}
     assert seqs(got) == list(range(51, 251))  # the scripted server's default: 200
+
+
+async def test_a_log_history_that_went_backwards_is_named(
+    server: FakeServer, client: ItoClient
+) -> None:
+    """The backend was restored from a backup: resumed at seq 10, its log now ends at 5."""
+    restored = raw(*(message(s) for s in range(1, 6)), close=False)
+    ScriptedLog(server, n=10, ended=False, script=[drop_mid(10), restored])
+
+    @server.route("GET", "/v1/runs/run_1/logs/page")
+    async def _(req: Received, conn: Conn) -> None:
+        await conn.json(200, {"items": [logsrv.line_body(5)], "next_before_seq": 4})
+
+    stream = client.logs("run_1", since_seq=0)
+    got = [await stream.__anext__() for _ in range(10)]
+    assert seqs(got) == list(range(1, 11))
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.5):
+            await stream.__anext__()
+    await stream.aclose()
+    assert stream.stale == 5
+    assert "log went backwards from seq 10 to 5" in (stream.problem or "")
+    assert len(server.requests("GET", "/v1/runs/run_1/logs/page")) == 1
