@@ -172,6 +172,10 @@ class JobLog:
             run_id, lines, line_bytes=self.line_bytes, retention=self.retention
         )
 
+    def flooding(self, run_id: str) -> bool:
+        """Whether `run_id` is a live `log-flood` run (its lines are due every tick)."""
+        return run_id in self._flood_from
+
     def _flood(self, run_id: str, state: JsonDict, ctx: LogContext) -> list[JsonDict]:
         """`log-flood`: the debug lines every rank wrote since the last record (wall clock).
 

@@ -147,6 +147,9 @@ async def stream(
         last = max(last, upto) if len(rows) < BATCH else rows[-1][0]
         if rows:
             yield frames(rows)
+            # Writing to a socket with room awaits nothing: let the loop run (the ticks,
+            # other clients, and the disconnect listener that ends this stream).
+            await asyncio.sleep(0)
         elif last < end:
             await asyncio.sleep(0)  # a window of lines that did not match: scan on
         elif ended:

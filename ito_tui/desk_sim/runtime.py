@@ -82,7 +82,8 @@ class Desk:
             try:
                 engine.advance(float(engine.s["clock"]) + dt * engine.speed(), now)
                 stale = wall - self._last_commit.get(run_id, 0.0) >= SNAPSHOT_EVERY_S
-                if engine.out or engine.done or stale:
+                # A log-flood run commits every tick: its lines come at the wall rate.
+                if engine.out or engine.done or stale or self.joblog.flooding(run_id):
                     self.commit(engine)
             except Exception:
                 # One broken run must not stop the others: end it visibly instead.

@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 
 from ito_tui.contract import LogLine
 
@@ -88,3 +89,26 @@ def test_a_reader_overtaken_by_retention_is_told_what_it_lost_and_goes_on(
     assert dropped > 0 and int(notice.id or 0) == before.seq + dropped
     after = LogLine.model_validate_json(nxt.data)
     assert nxt.event == "log" and after.seq == int(notice.id or 0) + 1
+
+
+def test_a_follower_that_hangs_up_mid_replay_is_let_go(
+    sim_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim = sim_factory(scenario="log-flood", speed=60.0)
+    with httpx.Client(base_url=sim.url, headers=sim.headers(), timeout=10) as client:
+        rid = create_run(client)["run_id"]
+        # Let a backlog of ~30,000 lines build up (the wait is set-up, not a measurement).
+        wait_for(client, rid, lambda _run: _last_seq(client, rid) > 30_000, timeout=20)
+        with client.stream("GET", f"/v1/runs/{rid}/logs", params={"since_seq": 0}) as response:
+            next(response.iter_bytes())  # the first chunk, then hang up mid-replay
+        assert client.get(f"/v1/runs/{rid}").status_code == 200  # the loop serves others
+        assert client.post(f"/v1/runs/{rid}/cancel", headers=key()).status_code == 202
+    # A stream that never let the loop run would write its whole backlog into the closed
+    # socket (asyncio warns on every write past the fifth).
+    lost = [r for r in caplog.records if "socket.send() raised exception" in r.getMessage()]
+    assert len(lost) < 10
+
+
+def _last_seq(client: httpx.Client, rid: str) -> int:
+    items = client.get(f"/v1/runs/{rid}/logs/page", params={"limit": 1}).json()["items"]
+    return int(items[-1]["seq"]) if items else 0
