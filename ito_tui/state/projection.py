@@ -3,8 +3,10 @@ what the run has MEASURED so far, not from the pre-flight estimate.
 
 The current stage's pace (`bank.pace`: step and spend over the run's clock, every
 interruption, checkpoint stall, rollback and slow node included, so it is the goodput
-the run really had) gives the time a step takes, interval by interval. The remaining
-steps at that mean are the p50; the p90 adds 1.28 standard deviations of the sum of
+the run really had) gives the time a step takes, interval by interval, recent ones
+weighing more (an interval's weight halves every quarter of the measured span back from
+now: a pace that changed is the pace to come, an old stall fades). The remaining steps
+at that mean are the p50; the p90 adds 1.28 standard deviations of the sum of
 that many future intervals (how much the pace varied) and of the mean itself (how
 much of it was measured). Stages still to come after this one take the estimate's
 wall-clock hours, scaled by how the measured pace compares with the estimate's for
@@ -39,6 +41,8 @@ Z90 = 1.2816
 MAX_HORIZON_S = 3650 * 86_400.0
 """A finish further than ten years away is "not in sight": no date is made up."""
 MIN_INTERVALS = 2
+HALF_LIFE = 0.25
+"""An interval's weight halves every quarter of the measured span back from now."""
 """Intervals with progress needed before a projection is made."""
 WARN_LATE = "⚠ p90 past booking end"
 WARN_OVER = "⚠ p90 over budget"
@@ -83,37 +87,50 @@ def _unknown(stage: str | None, words: str, measured_s: float = 0.0) -> Projecti
     )
 
 
-def _intervals(points: list[PacePoint], now_x: float) -> list[tuple[float, int]]:
-    """(seconds, steps) between measured points, each with progress: time with none (a
-    stall, a rollback: steps going back count as none) joins the next interval that has
-    some; a stall still going on at `now_x` joins the last one."""
-    out: list[tuple[float, int]] = []
+def _intervals(points: list[PacePoint], now_x: float) -> list[tuple[float, int, float]]:
+    """(seconds, steps, x at its end) between measured points, each with progress: time
+    with none (a stall, a rollback: steps going back count as none) joins the next
+    interval that has some; a stall still going on at `now_x` joins the last one."""
+    out: list[tuple[float, int, float]] = []
     dt_acc = 0.0
     for a, b in pairwise(points):
         dt_acc += max(0.0, b.x - a.x)
         dw = b.step - a.step
         if dw > 0:
-            out.append((dt_acc, dw))
+            out.append((dt_acc, dw, b.x))
             dt_acc = 0.0
     dt_acc += max(0.0, now_x - points[-1].x) if points else 0.0
     if out and dt_acc > 0:
-        dt, dw = out[-1]
-        out[-1] = (dt + dt_acc, dw)
+        dt, dw, _ = out[-1]
+        out[-1] = (dt + dt_acc, dw, now_x)
     return out
 
 
-def _remaining_s(intervals: list[tuple[float, int]], steps_left: int) -> tuple[float, float]:
-    """p50 and p90 seconds for `steps_left` more steps at the measured pace."""
-    total_dt = sum(dt for dt, _ in intervals)
-    total_dw = sum(dw for _, dw in intervals)
-    tau = total_dt / total_dw  # seconds a step, time-weighted
-    var = sum(dw * (dt / dw - tau) ** 2 for dt, dw in intervals) / total_dw
-    mean_w = total_dw / len(intervals)
-    n_eff = total_dw**2 / sum(dw * dw for _, dw in intervals)
+def _remaining_s(
+    intervals: list[tuple[float, int, float]], steps_left: int, now_x: float, span: float
+) -> tuple[float, float, float]:
+    """p50 and p90 seconds for `steps_left` more steps at the measured pace, and the
+    seconds a step takes (the p50's pace).
+
+    Recent intervals weigh more (half-life `HALF_LIFE` of the measured span): a pace
+    that changed (a node throttling, a squeeze) is the pace to come, and an old stall
+    fades, while the p90 widens by as much as the weighting leaves less measured."""
+    half = max(HALF_LIFE * span, 1e-9)
+    decay = [0.5 ** ((now_x - end) / half) for _, _, end in intervals]
+    time = sum(a * dt for a, (dt, _, _) in zip(decay, intervals, strict=True))
+    work = sum(a * dw for a, (_, dw, _) in zip(decay, intervals, strict=True))
+    tau = time / work  # seconds a step
+    weights = [a * dw for a, (_, dw, _) in zip(decay, intervals, strict=True)]
+    var = (
+        sum(v * (dt / dw - tau) ** 2 for v, (dt, dw, _) in zip(weights, intervals, strict=True))
+        / work
+    )
+    n_eff = work**2 / sum(v * v for v in weights)
+    mean_w = work / sum(decay)
     future = steps_left / mean_w
     sd = math.sqrt(future * mean_w**2 * var + steps_left**2 * var / n_eff)
     p50 = steps_left * tau
-    return p50, p50 + Z90 * sd
+    return p50, p50 + Z90 * sd, tau
 
 
 def _later_stages_s(state: RunState, stage: str, measured_stage_s: float | None) -> float:
@@ -165,8 +182,7 @@ def projection(
         return _unknown(stage, f"finish {MISSING} (measuring the pace)", measured_s)
     step = max(p.step, points[-1].step)
     steps_left = max(0, p.total_steps - step)
-    r50, r90 = _remaining_s(intervals, steps_left)
-    tau = sum(dt for dt, _ in intervals) / sum(dw for _, dw in intervals)
+    r50, r90, tau = _remaining_s(intervals, steps_left, now_x, measured_s)
     later = _later_stages_s(state, stage, tau * p.total_steps)
     stage_r50 = r50
     # Later stages are as uncertain as this one: their p90 keeps this stage's p90/p50.

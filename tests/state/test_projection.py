@@ -96,8 +96,9 @@ def test_stalls_and_rollbacks_are_measured_goodput_and_widen_the_p90() -> None:
     steady = tracker_with(STEADY).projection(booking_ends_at=None, budget_usd=None)
     assert proj.remaining_s_p50 is not None and steady.remaining_s_p50 is not None
     assert proj.remaining_s_p90 is not None
-    # Slower than the steady run's pace (the stall and the lost steps count), and less sure.
-    assert proj.remaining_s_p50 > steady.remaining_s_p50 * 1.2
+    # Slower than the steady run's pace (the stall and the lost steps count, the older
+    # fading), and less sure.
+    assert proj.remaining_s_p50 > steady.remaining_s_p50 * 1.1
     assert proj.remaining_s_p90 > proj.remaining_s_p50 * 1.1
 
 
@@ -247,3 +248,13 @@ def test_later_stages_widen_the_p90_as_much_as_this_one() -> None:
     spread = alone.remaining_s_p90 / alone.remaining_s_p50
     assert with_later.stage_remaining_s == pytest.approx(alone.remaining_s_p50)
     assert with_later.remaining_s_p90 / with_later.remaining_s_p50 == pytest.approx(spread)
+
+
+def test_a_pace_that_changed_is_the_pace_to_come() -> None:
+    # 10 steps a minute to step 100, then a node throttles: 5 a minute (desk_sim's budget
+    # squeeze). At step 250, 750 steps are left at 12 s: 9,000 s. The whole stage's mean
+    # (9.6 s a step) would say 7,200 s; recent intervals weigh more.
+    points = [(60.0 * i, 10 * i) for i in range(11)]
+    points += [(600.0 + 60 * i, 100 + 5 * i) for i in range(1, 31)]
+    proj = tracker_with(points).projection()
+    assert proj.remaining_s_p50 == pytest.approx(9000, rel=0.1)
