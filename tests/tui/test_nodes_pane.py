@@ -82,6 +82,10 @@ async def test_during_a_failure_the_failed_node_is_first_and_the_quorum_says_bel
         assert len(lines) == 4 and fits(table)  # one row each at 120 columns
         assert lines[0].startswith(f"✗ failed    {host(3)}")
         assert "xid 1 nccl 2" in lines[0]
+        # Drawn in the failed colour (a text's base style is lost by the line API).
+        first = next(iter(table.render_line(0)))
+        assert first.style is not None
+        assert first.style.color == table.get_component_rich_style("fleet--failed").color
         assert lines[1].startswith("▲ straggler")
         quorum = pane.query_one("#fleet-quorum")
         assert quorum.has_class("-below")
