@@ -49,6 +49,7 @@ class RunActions(Screen[None]):
     BINDINGS = [
         binding("p", "review_proposal", "Review proposal", "Review the pending proposal"),
         binding("w", "cycle_window", "Window", "Cycle the telemetry window: 15 min, 6 h, run"),
+        binding("m", "pick_metric", "Metrics", "Chart any metric the run sends (type to filter)"),
         binding("f", "cycle_filter", "Filter", "Cycle the event log filter by kind"),
         binding("slash", "search", "Search", "Search the event log"),
         binding(
@@ -140,6 +141,19 @@ class RunActions(Screen[None]):
 
     def action_cycle_window(self) -> None:
         self._panel.cycle_window()
+
+    def action_pick_metric(self) -> None:
+        from ito_tui.tui.screens.metric_picker import MetricPicker, metric_rows
+
+        bank, panel = self.tracker.bank, self._panel
+        picker = MetricPicker(metric_rows(bank, panel.extras), refused=bank.refused_names)
+
+        def picked(name: str | None) -> None:
+            if name is not None:
+                panel.toggle_extra(name)
+                self.action_tab("tab-telemetry")
+
+        self.app.push_screen(picker, picked)
 
     def action_tab(self, tab: str) -> None:
         self._tabs.active = tab

@@ -222,7 +222,7 @@ def chart_lines(
         chart = cells if cells is not None else chart_rows(fitted(view, columns), rows)
         value = view.note if view.note is not None else _figure(view, stats)
         span = _span(view, stats) if view.vmax is not None else ""
-        labels = [view.label, view.sublabel]
+        labels = _labels(view.label, view.sublabel, rows)
         texts = [value, span] if rows > 1 else [f"{value} {span}".strip()]
     out = []
     for r in range(rows):
@@ -234,6 +234,16 @@ def chart_lines(
             f"{chart[r]} {one_line(text, stats):<{stats}}"
         )
     return out
+
+
+def _labels(label: str, sublabel: str, rows: int) -> list[str]:
+    """The label column's two rows. A label too long for it with no sublabel (an open
+    metric's name, `loss_metrics/global_avg_loss`) shows its start and its end, so two
+    names that share a prefix stay apart (`loss_metr…` / `…_avg_loss`)."""
+    room = LABEL_WIDTH - 1
+    if sublabel or rows < 2 or len(label) <= room:
+        return [label, sublabel]
+    return [label[: room - 1] + "…", "…" + label[-(room - 1) :]]
 
 
 def chart_strip(row: str, y: int, columns: int, styles: tuple[Style, ...]) -> Strip:
