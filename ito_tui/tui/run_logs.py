@@ -44,8 +44,9 @@ __all__ = [
 
 MAX_LINES = 20_000
 """Lines the tab holds (older ones are fetched again on scrollback)."""
-MAX_BYTES = 8 * 2**20
-"""Bytes the tab holds, whatever the lines' length."""
+MAX_BYTES = 4 * 2**20
+"""Bytes the tab holds, whatever the lines' length (`LogBuffer.nbytes`: ~12,000 of
+desk_sim's flood lines; bench 18.13 allows 10 MB of growth for everything)."""
 TAIL = 500
 """Lines replayed when the tab opens or starts again from the newest."""
 PAGE = 500

@@ -139,6 +139,7 @@ class LogView(ScrollView, can_focus=True):
         not the lines below it)."""
         self._width = 0
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
+        self._styles: dict[str, Style] = {}
 
     # ------------------------------------------------------------ what the pane calls
 
@@ -278,12 +279,27 @@ class LogView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._styles.clear()
+
+    def _base(self) -> Style:
+        """The widget's own style, looked up once per style change, not once a row (the
+        lookup walks the CSS: it was most of a row's cost in a flood)."""
+        style = self._styles.get("")
+        if style is None:
+            style = self._styles[""] = self.rich_style
+        return style
+
+    def _part(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         index = scroll_y + y
-        style = self.rich_style
+        style = self._base()
         if index >= len(self.source):
             return Strip.blank(width, style)
         line = self.source.line(index)
@@ -295,8 +311,7 @@ class LogView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
     def _strip(self, line: ShownLine, current: bool, width: int) -> Strip:
-        def part(name: str) -> Style:
-            return self.get_component_rich_style(name, partial=True)
+        part = self._part
 
         prefix = prefix_of(line, width)
         text = Text(no_wrap=True, end="")
@@ -324,7 +339,7 @@ class LogView(ScrollView, can_focus=True):
             text.stylize(part("logview--current"))
         # The widget's own colours under every span (a span without a background would
         # show the terminal's).
-        text.stylize_before(self.rich_style)
+        text.stylize_before(self._base())
         segments = list(text.render(self.app.console))
         length = cell_len(text.plain)
         if length > self._width:

@@ -85,12 +85,16 @@ class LogsPane(LogsKeys):
         self.positioned = False
         """The buffer was opened at a line (a fault's time, a match far back)."""
         self._shift = 0
+        self._marked = False
+        """A repaint is asked for already (a flood marks it once, not once a line)."""
+        self._caption_line = Static(id="logs-caption", markup=False)
+        self._caption_text = ""
 
     def compose(self) -> ComposeResult:
         caps = shell(self).session.capabilities
         if caps is not None and not caps.has("runs.logs"):
             self.offered = False
-        yield Static(id="logs-caption", markup=False)
+        yield self._caption_line
         yield Input(placeholder="search the log (Enter)", id="logs-search")
         yield Input(placeholder="ranks, e.g. 0,3,8-11 (Enter; empty: all)", id="logs-ranks")
         yield Static(ABSENT, id="logs-absent", markup=False)
@@ -101,7 +105,7 @@ class LogsPane(LogsKeys):
 
     def _offer(self) -> None:
         self.query_one("#logs-absent").display = not self.offered
-        self.query_one("#logs-caption").display = self.offered
+        self._caption_line.display = self.offered
         self.view.display = self.offered
         if self.offered:
             self._caption()
@@ -200,7 +204,9 @@ class LogsPane(LogsKeys):
         self._shift -= evicted
         if not self.view.following:
             self.new += 1
-        self.repaints.mark("view")
+        if not self._marked:
+            self._marked = True
+            self.repaints.mark("view")
 
     def room(self) -> bool:
         if self.view.following:
@@ -213,12 +219,15 @@ class LogsPane(LogsKeys):
         if state.status == "closed":
             return  # closed by this pane (hidden, a new buffer): said by the caption's state
         label = connection_label(state)
-        self.connection = "" if label == "live" else label
-        self.repaints.mark("view")
+        label = "" if label == "live" else label
+        if label != self.connection:
+            self.connection = label
+            self.repaints.mark("view")
 
     # ------------------------------------------------------------ paint
 
     def _paint(self) -> None:
+        self._marked = False
         shift, self._shift = self._shift, 0
         self.view.sync(shift=shift)
         self._caption()
@@ -241,7 +250,11 @@ class LogsPane(LogsKeys):
             parts.append(f"/{view.needle}")
         if self.note:
             parts.append(self.note)
-        self.query_one("#logs-caption", Static).update(" · ".join(parts))
+        text = " · ".join(parts)
+        if text != self._caption_text:
+            # One row, whatever it says: no layout of the whole screen for a new count.
+            self._caption_text = text
+            self._caption_line.update(text, layout=False)
 
     @on(LogView.FollowChanged)
     def _follow_changed(self, event: LogView.FollowChanged) -> None:
