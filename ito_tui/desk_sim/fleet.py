@@ -254,11 +254,21 @@ def step_time_s(state: JsonDict) -> float | None:
 
 
 def node_step_p50(state: JsonDict, n: JsonDict, t: float) -> float | None:
+    """`n`'s median step time. A throttle already priced into the stage's throughput (the
+    budget scenario's squeeze) sets the fleet's pace: the others step that much faster."""
     base = step_time_s(state)
     if base is None or n["state"] not in ACTIVE:
         return None
+    priced = max(
+        (
+            slow_factor(m, t)
+            for m in ensure(state)["nodes"]
+            if m["state"] in ACTIVE and (m.get("throttle") or {}).get("priced")
+        ),
+        default=1.0,
+    )
     jitter = 1.0 + 0.02 * (uniform(int(state["seed"]), "step", n["hostname"]) - 0.5)
-    return base * slow_factor(n, t) * jitter
+    return base * slow_factor(n, t) / priced * jitter
 
 
 def fleet_p50(state: JsonDict, t: float, *, without: str | None = None) -> float | None:

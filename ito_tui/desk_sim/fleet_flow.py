@@ -39,7 +39,13 @@ class FleetFlow(OutcomeFlow):
         """Synchronous training steps at the pace of its slowest active node."""
         fleet = self.fleet()
         slowest = max(
-            (fl.slow_factor(n, self.t) for n in fleet["nodes"] if n["state"] in fl.ACTIVE),
+            (
+                fl.slow_factor(n, self.t)
+                for n in fleet["nodes"]
+                # A throttle already priced into the stage's throughput (the budget
+                # scenario's squeeze) must not slow it twice.
+                if n["state"] in fl.ACTIVE and not (n.get("throttle") or {}).get("priced")
+            ),
             default=1.0,
         )
         return 1.0 / max(1.0, slowest)
@@ -173,6 +179,7 @@ class FleetFlow(OutcomeFlow):
             "hold_s": float(incident.get("hold", 0.1)) * stage_s,
             "peak": float(incident.get("peak", 1.6)),
             "clears": bool(incident.get("clears", True)),
+            "priced": bool(incident.get("priced", False)),
             "gpu": int(uniform(self.seed, "throttle-gpu", self.t) * fl.GPUS_PER_NODE),
         }
 

@@ -45,6 +45,13 @@ class IncidentFlow(FleetFlow):
             self.s["slow_ckpt"] = float(incident.get("factor", 6.0))
         elif kind == "budget_squeeze":
             self.budget_squeeze()
+            # The squeeze's "straggler node" is one in the fleet too: flagged from the next
+            # quantum on, at the squeeze's pace (already in the throughput: priced).
+            peak = 1.0 / max(0.05, float(self.s["squeeze"]))
+            if peak > 1.0:
+                self.fleet_throttle(
+                    {"peak": peak, "ramp": 0.0, "hold": 0.0, "clears": False, "priced": True}
+                )
         elif kind == "straggler":
             self.fleet_throttle(incident)
         return None

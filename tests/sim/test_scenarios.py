@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime
 from statistics import median
 from typing import Any
 
 import httpx
+import pytest
 
 from ito_tui.desk_sim.config import DEMO_SPEED
 from tests.support.servers import SimHandle
 
-from .helpers import SMALL_SPEC, Message, create_run, key, read_events, sse_messages, wait_for
+from .helpers import (
+    SMALL_SPEC,
+    Message,
+    create_run,
+    key,
+    read_events,
+    spec,
+    sse_messages,
+    wait_for,
+)
 
 PROGRESS = {"telemetry", "stage.progress", "checkpoint.saved"}
 FLEET = {
@@ -192,3 +203,24 @@ def test_the_cli_offers_every_scenario_the_simulator_has() -> None:
     from ito_tui.desk_sim.config import SCENARIOS
 
     assert OFFERED == SCENARIOS
+
+
+def test_the_budget_scenarios_slow_node_is_a_straggler_in_the_fleet(sim_factory: Any) -> None:
+    """The squeeze's plan.warning names "a straggler node": the fleet shows which one, and
+    its step time against the others' is the step rate the warning gives."""
+    handle: SimHandle = sim_factory(scenario="budget", approval_speed=None)
+    envelopes = _run_all(handle, spec(budget_usd="20000"))
+    warning = next(e for e in envelopes if e["type"] == "plan.warning")
+    assert warning["data"]["code"] == "throughput.degraded"
+    rate = re.search(r"at (\d+)% of plan", warning["data"]["message"])
+    assert rate is not None
+    frac = int(rate[1]) / 100
+    fleet = [e for e in envelopes if e["type"] in FLEET]
+    assert [e["type"] for e in fleet] == ["node.degraded", "straggler.detected"]
+    assert fleet[0]["seq"] > warning["seq"]
+    detected = fleet[1]["data"]
+    assert detected["step_time_s"] / detected["fleet_p50_s"] == pytest.approx(1 / frac, rel=0.03)
+    with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
+        snap = client.get(f"/v1/runs/{envelopes[0]['run_id']}/fleet").json()
+    flagged = [n["hostname"] for n in snap["nodes"] if n["straggler"]]
+    assert flagged == [detected["hostname"]]
