@@ -169,3 +169,26 @@ async def test_without_the_capability_the_tab_says_so_and_nothing_else_changes()
         assert app.screen is screen  # no capability screen, the run screen as it was
         await pilot.press("1")
         assert screen.query_one("#tabs").active == "tab-telemetry"  # type: ignore[attr-defined]
+
+
+def test_jittering_step_times_keep_the_rows_in_place_and_a_straggler_still_moves_up() -> None:
+    from ito_tui.state.fleet import fleet_view
+    from ito_tui.tui.widgets.nodes_pane import steady
+
+    first = fleet_view(fleet(8))
+    shown = [row.hostname for row in first.nodes]
+    # The next sample: every healthy node's step time moves by about a percent, which
+    # reorders them in the view's own (slowest first) order.
+    base = fleet(8)
+    nodes = [
+        n.model_copy(update={"step_time_s_p50": (n.step_time_s_p50 or 1.0) * (1 + 0.01 * (i % 3))})
+        for i, n in enumerate(base.nodes)
+    ]
+    again = fleet_view(base.model_copy(update={"nodes": nodes}))
+    assert [r.hostname for r in again.nodes] != shown  # what the view alone would show
+    assert [r.hostname for r in steady(again.nodes, "worst", shown)] == shown
+    # A node that starts to straggle moves to the top whatever was shown before.
+    slow = fleet_view(fleet(8, straggler=6))
+    assert steady(slow.nodes, "worst", shown)[0].hostname == host(6)
+    assert steady(slow.nodes, "step", shown)[0].hostname == host(6)
+    assert steady(again.nodes, "name", shown) == again.nodes
