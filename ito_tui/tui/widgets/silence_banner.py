@@ -52,10 +52,12 @@ def silence_text(silence: Silence) -> str:
     """`⏸ silent 12m: heartbeats but no progress since 14:02 UTC` (to the minute: the
     banner changes once a minute, not every second)."""
     seconds = int(silence.for_s // 60) * 60
-    if seconds >= 3600:
-        spell = duration(seconds)  # `2h00m`, `1d04h`
+    if not seconds:
+        spell = "<1m"
+    elif seconds < 3600:
+        spell = f"{seconds // 60}m"
     else:
-        spell = f"{seconds // 60}m" if seconds else "<1m"
+        spell = duration(seconds)  # `2h00m`, `1d04h`
     text = f"⏸ silent {spell}: heartbeats but no progress"
     if silence.since is not None:
         text += f" since {silence.since:%H:%M} UTC"
