@@ -1,16 +1,20 @@
 """`projection(...)`: when will the run finish and what will it have cost — p50 and p90 from
-what the run has MEASURED so far, not from the pre-flight estimate.
+what the run has MEASURED so far (its throughput and its goodput), not from the pre-flight
+estimate.
 
-The current stage's pace (`bank.pace`: step and spend over the run's clock, every
-interruption, checkpoint stall, rollback and slow node included, so it is the goodput
-the run really had) gives the time a step takes, interval by interval, recent ones
-weighing more (an interval's weight halves every quarter of the measured span back from
-now: a pace that changed is the pace to come, an old stall fades). The remaining steps
-at that mean are the p50; the p90 adds 1.28 standard deviations of the sum of
-that many future intervals (how much the pace varied) and of the mean itself (how
-much of it was measured). Stages still to come after this one take the estimate's
-wall-clock hours, scaled by how the measured pace compares with the estimate's for
-this stage. Spend grows at the measured dollars per second for as long as that.
+The current stage's pace (`bank.pace`: step and spend on the run's clock, from live
+events) is cut into intervals between samples. One much slower than the stage's median
+(`STALL_FACTOR`), not one of a run of slow ones, was interrupted — a fault, a restart, a
+checkpoint stall, a rollback's lost time: its time beyond the median pace is badput,
+counted over the whole stage (an interruption of an hour ago still says how often they
+come). The rest is the running pace, recent intervals weighing more (`HALF_LIFE`: a node
+throttling now, or a run of slow intervals, is the pace to come). The p50 is the steps
+left at the running pace over the goodput; the p90 adds 1.28 standard deviations of the
+running time (how much the pace varied, how much of it was measured) and of the
+interruptions (a Poisson process at the rate seen, the rate itself known only as well as
+that many events tell). Stages still to come take the estimate's wall-clock hours, scaled
+by how the measured pace compares with the estimate's for this stage, with this stage's
+p90/p50 spread. Spend grows at the measured dollars per second for as long as that.
 
 `late`: the p90 finish is past the booking's end; `over`: the p90 spend is past the
 budget. Words through `ito_tui.format`: `finish ~Dec 3 14:20 UTC (p90 Dec 4 02:00 UTC)
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ito_tui.format import MISSING, duration, usd_compact, when
 
@@ -41,8 +45,15 @@ Z90 = 1.2816
 MAX_HORIZON_S = 3650 * 86_400.0
 """A finish further than ten years away is "not in sight": no date is made up."""
 MIN_INTERVALS = 2
-HALF_LIFE = 0.25
-"""An interval's weight halves every quarter of the measured span back from now."""
+HALF_LIFE = 0.1
+"""A running interval's weight halves every tenth of the measured span back from now."""
+STALL_FACTOR = 3.0
+"""An interval this many times slower than the stage's median pace was interrupted..."""
+PACE_CHANGE_RUN = 3
+"""... unless it is one of this many slow intervals in a row: then the pace changed."""
+MAX_BADPUT = 0.95
+"""Badput beyond this is taken as this (a run that almost never progresses still has a
+finite, if distant, projection; past `MAX_HORIZON_S` it is "not in sight")."""
 """Intervals with progress needed before a projection is made."""
 WARN_LATE = "⚠ p90 past booking end"
 WARN_OVER = "⚠ p90 over budget"
@@ -75,6 +86,9 @@ class Projection:
     """What `over` was judged against."""
     stage_remaining_s: float | None = None
     """The p50 seconds left of the current stage alone (the rest are later stages)."""
+    goodput_frac: float | None = None
+    """The measured fraction of the stage's time that made progress (interruptions,
+    stalls and rollbacks are the rest)."""
 
     @property
     def known(self) -> bool:
@@ -106,31 +120,114 @@ def _intervals(points: list[PacePoint], now_x: float) -> list[tuple[float, int, 
     return out
 
 
-def _remaining_s(
-    intervals: list[tuple[float, int, float]], steps_left: int, now_x: float, span: float
-) -> tuple[float, float, float]:
-    """p50 and p90 seconds for `steps_left` more steps at the measured pace, and the
-    seconds a step takes (the p50's pace).
+class _Pace(NamedTuple):
+    """The measured pace: throughput while running, goodput, and how sure each is."""
 
-    Recent intervals weigh more (half-life `HALF_LIFE` of the measured span): a pace
-    that changed (a node throttling, a squeeze) is the pace to come, and an old stall
-    fades, while the p90 widens by as much as the weighting leaves less measured."""
+    tau: float
+    """Seconds a step takes while running (recent intervals weigh more)."""
+    goodput: float
+    """The fraction of the stage's time that made progress at that pace (1 − badput)."""
+    run_var: float
+    """Variance of a running interval's seconds a step."""
+    n_eff: float
+    """How many intervals' worth the (weighted) running pace was measured over."""
+    mean_w: float
+    """Steps an interval makes."""
+    rate: float
+    """Interruptions a second (their excess time counted as badput)."""
+    size2: float
+    """Mean square of an interruption's excess seconds."""
+    interruptions: int
+
+
+def _weighted_median(values: list[float], weights: list[float]) -> float:
+    pairs = sorted(zip(values, weights, strict=True))
+    half, acc = sum(weights) / 2, 0.0
+    for value, weight in pairs:
+        acc += weight
+        if acc >= half:
+            return value
+    return pairs[-1][0]
+
+
+def _measure(intervals: list[tuple[float, int, float]], now_x: float, span: float) -> _Pace:
+    """Split what was measured into throughput and goodput (see the module docstring).
+
+    An interval slower than `STALL_FACTOR` × the stage's median pace was interrupted (a
+    fault, a restart, a checkpoint stall, a rollback's lost time): its time beyond the
+    median pace is badput, counted over the whole stage, so an interruption of an hour ago
+    still says how often they come. The running pace weighs recent intervals more
+    (half-life `HALF_LIFE` of the span): a node throttling now is the pace to come."""
     half = max(HALF_LIFE * span, 1e-9)
     decay = [0.5 ** ((now_x - end) / half) for _, _, end in intervals]
-    time = sum(a * dt for a, (dt, _, _) in zip(decay, intervals, strict=True))
-    work = sum(a * dw for a, (_, dw, _) in zip(decay, intervals, strict=True))
-    tau = time / work  # seconds a step
+    taus = [dt / dw for dt, dw, _ in intervals]
     weights = [a * dw for a, (_, dw, _) in zip(decay, intervals, strict=True)]
-    var = (
-        sum(v * (dt / dw - tau) ** 2 for v, (dt, dw, _) in zip(weights, intervals, strict=True))
-        / work
+    # The typical pace over the whole stage (by steps, not by recency): a stall going on
+    # now is the newest interval, and must not become the yardstick it is judged by.
+    median = _weighted_median(taus, [float(dw) for _, dw, _ in intervals])
+    limit = STALL_FACTOR * median
+    run_dt: list[float] = []
+    excess: list[float] = []
+    for (dt, dw, _), stalled in zip(intervals, _interrupted(taus, limit), strict=True):
+        if stalled:
+            run_dt.append(dw * median)
+            excess.append(dt - dw * median)
+        else:
+            run_dt.append(dt)
+    work = sum(weights)
+    tau_run = sum(a * r for a, r in zip(decay, run_dt, strict=True)) / work
+    var = sum(
+        v * (r / dw - tau_run) ** 2
+        for v, r, (_, dw, _) in zip(weights, run_dt, intervals, strict=True)
     )
-    n_eff = work**2 / sum(v * v for v in weights)
-    mean_w = work / sum(decay)
-    future = steps_left / mean_w
-    sd = math.sqrt(future * mean_w**2 * var + steps_left**2 * var / n_eff)
-    p50 = steps_left * tau
-    return p50, p50 + Z90 * sd, tau
+    total = sum(dt for dt, _, _ in intervals)
+    badput = min(MAX_BADPUT, sum(excess) / total) if total > 0 else 0.0
+    return _Pace(
+        tau=tau_run,
+        goodput=1.0 - badput,
+        run_var=var / work,
+        n_eff=work**2 / sum(v * v for v in weights),
+        mean_w=work / sum(decay),
+        rate=len(excess) / total if total > 0 else 0.0,
+        size2=sum(e * e for e in excess) / len(excess) if excess else 0.0,
+        interruptions=len(excess),
+    )
+
+
+def _interrupted(taus: list[float], limit: float) -> list[bool]:
+    """Which intervals were interrupted: slower than `limit`, but not in a run of
+    `PACE_CHANGE_RUN` or more slow ones in a row. An interruption is one long gap (no
+    samples while the run is down); many slow intervals that each made progress are a
+    pace that changed (a node throttling), which the running pace takes up."""
+    slow = [tau > limit for tau in taus]
+    out = list(slow)
+    i = 0
+    while i < len(slow):
+        if not slow[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(slow) and slow[j]:
+            j += 1
+        if j - i >= PACE_CHANGE_RUN:
+            out[i:j] = [False] * (j - i)
+        i = j
+    return out
+
+
+def _remaining_s(pace: _Pace, steps_left: int) -> tuple[float, float]:
+    """p50 and p90 seconds for `steps_left` more steps: running at the measured pace,
+    interrupted as often and as long as so far."""
+    running = steps_left * pace.tau
+    p50 = running / pace.goodput
+    future = steps_left / pace.mean_w
+    var = future * pace.mean_w**2 * pace.run_var + steps_left**2 * pace.run_var / pace.n_eff
+    if pace.interruptions:
+        # Interruptions as a Poisson process over the time to come, and the rate itself
+        # known only as well as `interruptions` events measure it.
+        count = pace.rate * p50
+        var += count * pace.size2 + (p50 - running) ** 2 / pace.interruptions
+    return p50, p50 + Z90 * math.sqrt(var)
 
 
 def _later_stages_s(state: RunState, stage: str, measured_stage_s: float | None) -> float:
@@ -182,7 +279,9 @@ def projection(
         return _unknown(stage, f"finish {MISSING} (measuring the pace)", measured_s)
     step = max(p.step, points[-1].step)
     steps_left = max(0, p.total_steps - step)
-    r50, r90, tau = _remaining_s(intervals, steps_left, now_x, measured_s)
+    pace_now = _measure(intervals, now_x, measured_s)
+    tau = pace_now.tau / pace_now.goodput  # seconds a step, interruptions included
+    r50, r90 = _remaining_s(pace_now, steps_left)
     later = _later_stages_s(state, stage, tau * p.total_steps)
     stage_r50 = r50
     # Later stages are as uncertain as this one: their p90 keeps this stage's p90/p50.
@@ -226,6 +325,7 @@ def projection(
         booking_ends_at,
         budget_usd,
         stage_r50,
+        pace_now.goodput,
     )
 
 

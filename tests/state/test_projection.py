@@ -116,7 +116,7 @@ def test_the_p90_past_the_booking_end_or_over_the_budget_warns() -> None:
 
 
 def test_a_run_like_the_one_in_the_issue_warns_before_the_booking_ends() -> None:
-    # 4d12h in, a booking ending in 13d23h, throughput that dips now and then: the p90
+    # 4d12h in, a booking ending in 13d19h, throughput that dips now and then: the p90
     # says it will not make it, where the backend's ETA alone said nothing.
     day = 86_400.0
     points = []
@@ -125,7 +125,7 @@ def test_a_run_like_the_one_in_the_issue_warns_before_the_booking_ends() -> None
         step += 25 if i % 6 else 5  # every sixth hour a slow one (checkpoints, a restart)
         points.append((i * 3600.0, step))
     tracker = tracker_with(points, total=9_300, usd_per_s=0.05)
-    ends = at(4.5 * day + 13 * day + 23 * 3600)
+    ends = at(4.5 * day + 13 * day + 19 * 3600)
     proj = tracker.projection(booking_ends_at=ends, budget_usd=Decimal(90_000))
     assert proj.finish_p50 is not None and proj.finish_p50 < ends
     assert proj.late and proj.finish_p90 is not None and proj.finish_p90 > ends
@@ -258,3 +258,34 @@ def test_a_pace_that_changed_is_the_pace_to_come() -> None:
     points += [(600.0 + 60 * i, 100 + 5 * i) for i in range(1, 31)]
     proj = tracker_with(points).projection()
     assert proj.remaining_s_p50 == pytest.approx(9000, rel=0.1)
+
+
+def test_throughput_and_goodput_are_measured_apart() -> None:
+    # A 10-minute stall early, then 50 minutes at 10 steps a minute: the running pace is
+    # the steady 6 s a step; the stall is badput that still says how often they come.
+    points = [(0.0, 0), (60.0, 10), (660.0, 20)]
+    points += [(660.0 + 60 * i, 20 + 10 * i) for i in range(1, 51)]
+    proj = tracker_with(points).projection()
+    span = 660.0 + 3000
+    assert proj.goodput_frac == pytest.approx(1 - 540 / span)
+    assert proj.remaining_s_p50 == pytest.approx((TOTAL - 520) * 6 / (1 - 540 / span))
+    steady = tracker_with(STEADY).projection()
+    assert steady.goodput_frac == 1.0 and proj.remaining_s_p90 and proj.remaining_s_p50
+    assert proj.remaining_s_p90 > proj.remaining_s_p50  # how often they come is uncertain
+
+
+def test_many_slow_intervals_are_a_new_pace_one_long_gap_an_interruption() -> None:
+    # A node throttles to a quarter of the pace (4x slower: past the stall factor) for
+    # 20 intervals: the pace to come, not badput. 1000 - 300 steps at 24 s = 16,800 s.
+    points = [(60.0 * i, 10 * i) for i in range(21)]
+    points += [(1200.0 + 240 * i, 200 + 10 * i) for i in range(1, 11)]
+    slow = tracker_with(points).projection()
+    assert slow.goodput_frac == 1.0
+    assert slow.remaining_s_p50 == pytest.approx(700 * 24, rel=0.15)
+    # The same 40 minutes as one gap (the run was down): an interruption, badput.
+    gap = [*points[:21], (1200.0 + 2400, 300), (1200.0 + 2460, 310), (1200.0 + 2520, 320)]
+    down = tracker_with(gap).projection()
+    # 2,400 s for 100 steps that take 600 s: 1,800 s of the 3,720 s measured were lost.
+    assert down.goodput_frac == pytest.approx(1 - 1800 / 3720)
+    assert down.stage_remaining_s and down.remaining_s_p90
+    assert down.remaining_s_p90 > down.stage_remaining_s
