@@ -21,6 +21,7 @@ import math
 import re
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from ito_tui.contract import Fleet, FleetNode, GpuCounters, Replica
@@ -63,7 +64,8 @@ _SEVERITY = {"failed": 0, "degraded": 1, "straggler": 1, "draining": 1, "replace
 _UNKNOWN_SEVERITY = 1  # a state this client does not know deserves a look
 
 
-class GpuCell(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class GpuCell:
     """One GPU's counters, raw (for a chart-like cell) and as text."""
 
     index: int
