@@ -29,12 +29,15 @@ NODES_MARKER = "b200-ib-0"
 EVENT_EVERY_S = 10.0
 
 
-def _window(ito: TermProcess, lr: LiveRun, seconds: float) -> tuple[float, int, int]:
+def _window(
+    ito: TermProcess, lr: LiveRun, seconds: float, events: bool = True
+) -> tuple[float, int, int]:
     """(CPU fraction, bytes, fleet requests) over `seconds`, a fleet event every 10 s."""
     r0 = int(lr.stats()["fleet_requests"])
     cpu, written, left = 0.0, 0, seconds
     while left > 0:
-        lr.burst(1, "fleet")
+        if events:
+            lr.burst(1, "fleet")
         (w,) = measure_windows([ito], min(EVENT_EVERY_S, left))
         cpu += w.cpu_s
         written += w.bytes
@@ -80,6 +83,11 @@ def run(ctx: Context) -> list[Record]:
                     f"({refreshes[-1]} refreshes, {per_refresh[-1]:,.0f} B each); "
                     f"Telemetry {got['telemetry']:.2f} %"
                 )
+            # The refreshes alone: one more Nodes window without node events (an event
+            # raises an alert, whose toast is painted too).
+            ito.write(b"5")
+            time.sleep(2.0)
+            _, quiet_bytes, quiet_asked = _window(ito, lr, seconds, events=False)
             if not ito.alive():
                 raise RuntimeError("ito-tui exited during the measurement")
     cpu, base = summary(cpu_nodes), summary(cpu_base)
@@ -88,6 +96,8 @@ def run(ctx: Context) -> list[Record]:
         f"{pairs} pairs of {seconds:.0f} s windows in one process, Nodes (5) and Telemetry (1) "
         f"alternating; 128 nodes × 8 GPUs, every counter new at each request; a straggler "
         f"event every {EVENT_EVERY_S:.0f} s; fleet requests per Nodes window {refreshes}; "
+        f"one more Nodes window without node events: {quiet_asked} refreshes, "
+        f"{quiet_bytes / max(quiet_asked, 1):,.0f} B each; "
         f"{apps.environ_note()}"
     )
     finite = [r for r in ratios if r == r]
