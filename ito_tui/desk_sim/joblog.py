@@ -71,6 +71,8 @@ def _stamp(line: Line, ts: str, sim_ts: str | None) -> JsonDict:
 
 def cut(text: str, max_bytes: int) -> tuple[str, bool]:
     """`text` cut to at most `max_bytes` UTF-8 bytes, never inside a character."""
+    if 4 * len(text) <= max_bytes:
+        return text, False  # at most 4 bytes a character: no need to encode it
     raw = text.encode("utf-8", "surrogatepass")
     if len(raw) <= max_bytes:
         return text, False

@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from json.encoder import encode_basestring_ascii as _ascii
 from typing import Any
 
 from ito_tui.contract import LOG_LEVEL_ORDER
@@ -38,6 +39,30 @@ CREATE TABLE IF NOT EXISTS logs(
 """
 
 LEVEL_NO = {str(level): i for i, level in enumerate(LOG_LEVEL_ORDER)}
+
+
+def _json(value: object) -> str:
+    """A JSON value: strings through the C encoder (ASCII, escapes every control)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return _ascii(value)
+    if type(value) is int:
+        return str(value)
+    return json.dumps(value)
+
+
+def _body(
+    seq: int, line: JsonDict, rank: object, level: str, source: str, text: str, was_cut: bool
+) -> str:
+    """A LogLine's wire JSON, assembled field by field: `json.dumps` of the whole dict was
+    the flood's largest cost, and every field's type is known here."""
+    return (
+        f'{{"seq":{seq},"ts":{_json(line["ts"])},"sim_ts":{_json(line.get("sim_ts"))},'
+        f'"rank":{_json(rank)},"node":{_json(line.get("node"))},'
+        f'"replica_id":{_json(line.get("replica_id"))},"level":{_ascii(level)},'
+        f'"source":{_ascii(source)},"text":{_ascii(text)},"cut":{"true" if was_cut else "false"}}}'
+    )
 
 
 def _icontains(text: str | None, needle: str) -> bool:
@@ -99,10 +124,10 @@ class LogStore:
         for line in lines:
             seq += 1
             text, was_cut = cut(str(line["text"]), line_bytes)
-            body = {"seq": seq, **line, "text": text, "cut": was_cut}
+            rank, level, source = line.get("rank"), str(line["level"]), str(line["source"])
             rows.append(
-                (run_id, seq, line["ts"], line.get("rank"), LEVEL_NO.get(str(line["level"]), 1),
-                 str(line["source"]), text, json.dumps(body, separators=(",", ":")))
+                (run_id, seq, line["ts"], rank, LEVEL_NO.get(level, 1), source, text,
+                 _body(seq, line, rank, level, source, text, was_cut))
             )  # fmt: skip
         self.conn.executemany("INSERT INTO logs VALUES (?,?,?,?,?,?,?,?)", rows)
         if seq > retention:
