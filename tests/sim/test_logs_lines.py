@@ -75,3 +75,23 @@ def test_events_without_a_log_line_write_none() -> None:
     assert _texts("stage.progress", {"stage": "pretrain"}) == []
     assert _texts("stage.started", {"stage": "data_prep"}) == []
     assert _texts("some.future_event", {"x": 1}) == []
+
+
+def test_a_stored_body_is_ascii_json_of_the_line_whatever_its_text() -> None:
+    import json
+    import sqlite3
+
+    from ito_tui.desk_sim.joblog_store import LogQuery, LogStore
+
+    store = LogStore(sqlite3.connect(":memory:"))
+    hostile = ["a\rb\nc", "\x00\x1b[31mred\x1b[0m", "line\u2028sep\u0085", '"quoted" \\ é ☃ 🚀']
+    lines = [{"ts": TS, "sim_ts": None, "rank": i, "node": "n\n1", "replica_id": None,
+              "level": "warning", "source": "trainer", "text": text}
+             for i, text in enumerate(hostile)]  # fmt: skip
+    assert store.append("run_x", lines, line_bytes=4096, retention=10) == 4
+    rows = store.after("run_x", 0, 10, LogQuery(), 10)
+    for (seq, body), text in zip(rows, hostile, strict=True):
+        assert body.isascii() and not any(c in body for c in "\r\n")
+        line = LogLine.model_validate_json(body)
+        assert (line.seq, line.text, line.node, line.cut) == (seq, text, "n\n1", False)
+        assert json.loads(body)["sim_ts"] is None
