@@ -41,8 +41,11 @@ class _Clock:
         return f"{self._iso}.{micro // 1000:03d}Z", f"{self._glog}.{micro:06d}"
 
 
-def flood_text(seq: int, rank: int, stamp: str) -> tuple[str, str]:
-    """(source, text) of the flood's line number `seq`, written by `rank` at glog `stamp`."""
+def flood_text(seq: int, rank: int, when: datetime | str) -> tuple[str, str]:
+    """(source, text) of the flood's line number `seq`, written by `rank` at `when` (a time,
+    or its glog stamp `MMDD HH:MM:SS.ffffff` already formatted; the bench builds lines
+    with it too)."""
+    stamp = when if isinstance(when, str) else f"{when:%m%d %H:%M:%S}.{when.microsecond:06d}"
     kind = seq % 3
     if kind == 0:
         return "nccl", (

@@ -95,3 +95,14 @@ def test_a_stored_body_is_ascii_json_of_the_line_whatever_its_text() -> None:
         line = LogLine.model_validate_json(body)
         assert (line.seq, line.text, line.node, line.cut) == (seq, text, "n\n1", False)
         assert json.loads(body)["sim_ts"] is None
+
+
+def test_a_flood_line_is_a_function_of_its_seq_rank_and_time() -> None:
+    from datetime import UTC, datetime
+
+    from ito_tui.desk_sim.joblog_flood import flood_text
+
+    when = datetime(2026, 12, 1, 22, 0, 5, 123456, tzinfo=UTC)
+    assert flood_text(3, 7, when) == flood_text(3, 7, "1201 22:00:05.123456")
+    assert flood_text(3, 7, when)[1].startswith("[rank7]:[D1201 22:00:05.123456 ")
+    assert [flood_text(s, 0, when)[0] for s in (3, 4, 5)] == ["nccl", "dataloader", "trainer"]
