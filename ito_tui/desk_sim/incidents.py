@@ -26,9 +26,19 @@ class IncidentFlow(FleetFlow):
 
     def pick_incident(self, train: JsonDict) -> JsonDict | None:
         frac = train["step"] / train["total_steps"]
+        ahead = float(train["throughput"]) / float(train["n_quanta"])
         for incident in self.s["incidents"]:
             if incident.get("done"):
                 continue
+            lead = float(incident.get("lead", 0))
+            if (
+                lead
+                and incident["stage"] in (train["stage"], None)
+                and incident["frac"] <= frac + lead * ahead
+            ):
+                # Slow the clock `lead` quanta before a watched incident, so a client has
+                # seen the slower pace (events a second apart) before the run goes quiet.
+                self.s["watch"] = incident.get("watch")
             if incident["stage"] in (train["stage"], None) and incident["frac"] <= frac:
                 incident["done"] = True
                 return dict[str, Any](incident)

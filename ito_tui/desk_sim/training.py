@@ -12,6 +12,8 @@ from .stages import StageFlow
 
 PROGRESS_EVERY = 4
 """A stage.progress event every this many training quanta (telemetry every quantum)."""
+HANG_CADENCE_S = 180.0
+"""The longest quantum (simulated seconds) of a stage that holds a `hang` incident."""
 
 
 class TrainingFlow(StageFlow):
@@ -21,6 +23,18 @@ class TrainingFlow(StageFlow):
         name = entry["name"]
         duration = float(entry["duration_s"])
         n_quanta = max(4, min(120, math.ceil(duration / 30.0)))
+        ckpt_every = max(1, min(2, n_quanta // 8))
+        if any(
+            i["kind"] == "hang" and i["stage"] in (name, None) and not i.get("done")
+            for i in self.s["incidents"]
+        ):
+            # A stage that will hang reports as often as a real trainer (at most every
+            # HANG_CADENCE_S): a client flags silence after 3 usual gaps and stall_after_s
+            # (600 s), so it must be able to before the backend's own detection at 720 s.
+            # Checkpoints keep their simulated interval.
+            fine = max(n_quanta, math.ceil(duration / HANG_CADENCE_S))
+            ckpt_every = max(1, round(ckpt_every * fine / n_quanta))
+            n_quanta = fine
         total_steps = max(n_quanta, int(entry["tokens"]) // max(1, int(self.s["batch_tokens"])))
         self.s["train"] = {
             "stage": name,
@@ -30,7 +44,7 @@ class TrainingFlow(StageFlow):
             "step": 0.0,
             "total_steps": total_steps,
             "tokens": int(entry["tokens"]),
-            "ckpt_every": max(1, min(2, n_quanta // 8)),
+            "ckpt_every": ckpt_every,
             "throughput": float(self.s["squeeze"]),
         }
         self.emit(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import datetime
+from itertools import pairwise
 from statistics import median
 from typing import Any
 
@@ -113,6 +114,9 @@ def test_hang_stops_progress_with_heartbeats_flowing_until_the_backends_own_dete
     with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
         rid = create_run(client, dict(SMALL_SPEC))["run_id"]
         engine = handle.app.state.desk.engines[rid]
+        # The scenario's own slow-down (for the demo) would stretch this test; it has its own.
+        for incident in engine.s["incidents"]:
+            incident.pop("watch"), incident.pop("lead")
         deadline = time.monotonic() + 30
         while engine.run["current_stage"] != "pretrain" and time.monotonic() < deadline:
             time.sleep(0.002)
@@ -224,3 +228,39 @@ def test_the_budget_scenarios_slow_node_is_a_straggler_in_the_fleet(sim_factory:
         snap = client.get(f"/v1/runs/{envelopes[0]['run_id']}/fleet").json()
     flagged = [n["hostname"] for n in snap["nodes"] if n["straggler"]]
     assert flagged == [detected["hostname"]]
+
+
+def test_the_clock_slows_before_a_hang_so_a_client_learns_the_pace_before_silence(
+    sim_factory: Any,
+) -> None:
+    """`hang` runs 60x slower from 3 quanta before the hang to the restart: at demo speed the
+    TUI's silence flag (600 s of the run's clock) shows before the detection (720 s), and
+    its clock estimate, measured on events a second apart, is the slowed one."""
+    handle: SimHandle = sim_factory(scenario="hang", speed=20_000.0)
+    envelopes = _run_all(handle, dict(SMALL_SPEC))
+    at = next(i for i, e in enumerate(envelopes) if e["type"] == "fault.detected")
+    progress = [e for e in envelopes[:at] if e["type"] == "telemetry"]
+    # 333 simulated s per wall s while watched, 20,000 otherwise.
+    quiet = (_wall(envelopes[at]) - _wall(progress[-1])).total_seconds()
+    assert quiet >= 1.5, "the 750 simulated s of quiet take 0.04 s unwatched"
+    lead = (_wall(progress[-1]) - _wall(progress[-3])).total_seconds()
+    assert lead >= 0.1, "the last quanta before the hang are watched too"
+    recovered = next(i for i, e in enumerate(envelopes) if e["type"] == "fault.recovered")
+    gaps = [(_sim(b) - _sim(a)).total_seconds() for a, b in pairwise(progress[-9:])]
+    assert max(gaps) <= 180, "a client's usual gap x3 stays within stall_after_s (600 s)"
+    assert envelopes[recovered]["seq"] > envelopes[at]["seq"]
+
+
+def test_a_stage_that_will_hang_reports_often_enough_for_silence_to_show_first(
+    sim_factory: Any,
+) -> None:
+    """The reference 8B pretrain reports every 74 simulated minutes (120 quanta); the stage
+    that will hang reports at most every 3 minutes, its checkpoints as often as before."""
+    envelopes = _run_all(sim_factory(scenario="hang"))
+    at = next(i for i, e in enumerate(envelopes) if e["type"] == "fault.detected")
+    before = [e for e in envelopes[:at] if e["type"] == "telemetry" and e["stage"] == "pretrain"]
+    gaps = [(_sim(b) - _sim(a)).total_seconds() for a, b in pairwise(before)]
+    assert len(before) > 500 and max(gaps) <= 180
+    ckpts = [e for e in envelopes[:at] if e["type"] == "checkpoint.saved"]
+    spacing = (_sim(ckpts[-1]) - _sim(ckpts[0])).total_seconds() / (len(ckpts) - 1)
+    assert spacing > 4000, "checkpoints keep their simulated interval"
