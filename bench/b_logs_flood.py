@@ -22,11 +22,14 @@ in the same windows (target ≤ 1.5×), and how many log lines the proxy sent me
 from __future__ import annotations
 
 import random
+import subprocess
+import threading
 import time
 
 from . import apps
 from .context import Context
 from .live import LiveRun, live_run
+from .procstat import cpu_seconds
 from .record import Record
 from .stats import percentile, summary
 from .term import TermProcess, measure_windows
@@ -136,11 +139,46 @@ def run(ctx: Context) -> list[Record]:
                     f"{100 * wa.cpu_frac:.2f} %, #4 set-up {100 * wb.cpu_frac:.2f} %"
                 )
             hidden_sent = lr.stats()["log_sent"] - sent0
+            control = _cli_follow(ctx, lr, seconds)
             for proc in (a, b):
                 if not proc.alive():
                     raise RuntimeError("ito-tui exited during the measurement")
     return _records(ctx, f, lat, p95, missed, screen, rss0, rss1, rss_max, rate, behind,
-                    streams, hidden_sent, windows, seconds)  # fmt: skip
+                    streams, hidden_sent, windows, seconds, control)  # fmt: skip
+
+
+def _cli_follow(ctx: Context, lr: LiveRun, seconds: float) -> str:
+    """The same flood read by `ito-tui logs RUN --follow --json` (a control: does the
+    stream itself keep up?): lines/s it printed, its CPU, how far behind it ended."""
+    proc = subprocess.Popen(
+        [ctx.ito_tui, "logs", lr.run_id, "--follow", "--tail", "0", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=apps.app_env(lr.proxy),
+    )  # fmt: skip
+    assert proc.stdout is not None
+    out = proc.stdout
+    count = [0]
+
+    def drain() -> None:
+        for _ in out:
+            count[0] += 1
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        time.sleep(3.0)  # start-up and the first lines
+        n0, c0 = count[0], cpu_seconds(proc.pid)
+        time.sleep(seconds)
+        n1, c1, end = count[0], cpu_seconds(proc.pid), lr.stats()
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    behind = int(end["log_seq"]) - int(end["log_last_sent"])
+    text = (
+        f"control: `ito-tui logs RUN --follow --json` on the same flood printed "
+        f"{(n1 - n0) / seconds:,.0f} lines/s at {100 * (c1 - c0) / seconds:.0f} % of a core, "
+        f"{behind:,} lines behind at the end"
+    )
+    ctx.log(text)
+    return text
 
 
 def _records(
@@ -159,6 +197,7 @@ def _records(
     hidden_sent: int,
     windows: int,
     seconds: float,
+    control: str,
 ) -> list[Record]:
     flood_p95, idle_p95 = percentile(lat["flood"], 95), percentile(lat["idle"], 95)
     growth = (rss1 - rss0) / 1e6
@@ -174,7 +213,7 @@ def _records(
         f"RSS {rss0 / 2**20:.1f} MiB when the tab showed, {rss1 / 2**20:.1f} MiB after "
         f"{windows * seconds:.0f} s (max {rss_max / 2**20:.1f}); one repaint {screen:,} B; "
         f"keys: {len(lat['flood'])} presses in the flood, {len(lat['idle'])} without, missed "
-        f"{missed}; {apps.environ_note()}"
+        f"{missed}; {control}; {apps.environ_note()}"
     )
     return [
         Record(18, "logs_flood", "key→screen p95 on the Logs tab in a 12,000 lines/s flood",
