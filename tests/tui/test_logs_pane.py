@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from ito_tui.state.logbuffer import ShownLine
 from ito_tui.tui import ItoApp
-from ito_tui.tui.run_logs import MAX_LINES, TAIL
+from ito_tui.tui.run_logs import MAX_LINES, PAGE, TAIL
 from ito_tui.tui.screens.event_line import EventLineScreen
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.widgets.logs_pane import ABSENT, LogsPane
@@ -120,6 +120,23 @@ async def test_a_gap_too_large_for_the_buffer_starts_again_from_the_newest() -> 
         assert len(pane.buffer) == TAIL  # the newest lines, not the whole gap
         await wait_for(pilot, lambda: not pane.repaints.pending, what="the repaint")
         assert caption(pilot).startswith("following · filter: all")
+
+
+async def test_scrolling_back_past_the_buffer_fetches_older_pages_in_place() -> None:
+    client = FakeLogsClient(script=pretrain_script().events, log_lines=trainer_log(3000))
+    async with logs_app(client).run_test(size=(120, 40)) as pilot:
+        pane = await open_logs(pilot)
+        first = pane.buffer.first_seq
+        assert len(pane.buffer) == TAIL and first is not None
+        await pilot.press("home")  # the oldest line held: the page before it is fetched
+        await wait_for(pilot, lambda: len(pane.buffer) == TAIL + PAGE, what="the older page")
+        await wait_for(pilot, lambda: not pane.repaints.pending, what="the repaint")
+        pages = [r for r in client.log_reads if r["kind"] == "page"]
+        assert pages[-1]["before_seq"] == first and pages[-1]["limit"] == PAGE
+        # The view stayed on the line it showed; the older ones are above it now.
+        assert pane.buffer.line(pane.view.top_index).seq == first
+        assert pane.buffer.first_seq == first - PAGE
+        assert not pane.view.following and caption(pilot).startswith("paused")
 
 
 async def test_enter_on_a_fault_in_the_timeline_opens_the_logs_at_the_nccl_timeout() -> None:

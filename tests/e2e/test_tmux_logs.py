@@ -1,0 +1,72 @@
+"""The real app in tmux: `ito-tui demo --scenario showcase`, from a submitted run to its node
+failure in the checkpoints & faults timeline, and Enter on it to the job log's NCCL
+watchdog timeouts at the fault, by keyboard at 80x24 (issue 18's "done means")."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import ITO_TUI, isolated_env
+from .test_tmux_demo import KEY_GAP_S, keys
+from .tmuxpane import TmuxPane
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (.ci/run installs it)"),
+]
+
+SPEED = "20000"
+"""Simulated seconds per wall second: the showcase's node fails some ten seconds in."""
+NCCL_ROW = re.compile(r"r\d+ E \[rank\d+\]:\[E\d{4}")
+"""A Logs row of a rank's NCCL watchdog error (`18:41:05   r3 E [rank3]:[E1204 …`)."""
+
+
+def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
+    tmp_path: Path,
+) -> None:
+    env = isolated_env(tmp_path)
+    pane_env = {k: env[k] for k in env if k in {"HOME", "TMPDIR", "LANG"} or k.startswith("XDG_")}
+    command = [str(ITO_TUI), "demo", "--scenario", "showcase", "--speed", SPEED]
+    pane = TmuxPane(command, width=80, height=24, env=pane_env).start()
+    try:
+        pane.wait_for("bk_h100_8n_eth", timeout=30)
+        keys(pane, "Enter")
+        pane.wait_for("Model size")
+        time.sleep(0.5)
+        keys(pane, "Tab")
+        pane.type("catalog://fineweb-edu@1.3")
+        time.sleep(KEY_GAP_S)
+        keys(pane, "Tab", "Tab", "Tab")
+        pane.type("30000")
+        pane.wait_for("Pre-flight passed", timeout=20)
+        keys(pane, "C-g")
+        pane.wait_for("Submit this training run?")
+        keys(pane, "Enter")
+        pane.wait_for("Ckpts", timeout=20)  # the run screen's tab bar
+
+        # 2: the checkpoints & faults timeline takes the keys; wait for the node failure
+        # (a proposal that comes first is left for later: Escape).
+        keys(pane, "2")
+        deadline = time.monotonic() + 60
+        while "node_failure on" not in (screen := pane.screen()):
+            assert time.monotonic() < deadline, f"no node failure in the timeline:\n{screen}"
+            if "NEEDS APPROVAL" in screen:
+                keys(pane, "Escape")
+            time.sleep(0.2)
+        if "NEEDS APPROVAL" in pane.screen():
+            keys(pane, "Escape")
+        keys(pane, "Enter")
+
+        # The Logs tab, paused at the fault, its ranks' NCCL timeouts on screen.
+        screen = pane.wait_for(lambda s: "at fault" in s and bool(NCCL_ROW.search(s)), timeout=20)
+        assert "end Follow" in screen
+        # End follows the newest lines again, and says so.
+        keys(pane, "End")
+        pane.wait_for(lambda s: "following · filter: all" in s, timeout=10)
+    finally:
+        pane.kill()
