@@ -94,7 +94,7 @@ def _telemetry(data: JsonDict, ctx: LogContext, when: datetime) -> list[Line]:
         mem,
         100 * mem / max(ctx.hbm_gib, 1e-9),
         tps,
-        6 * ctx.params * tps / 1e12,
+        (ctx.flops_per_token or 6 * ctx.params) * tps / 1e12,
         None if mfu is None or ctx.fp8 else 100 * num(mfu),
     )
     lines = [Line(text, rank=0, node=ctx.rank0_node)]

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .catalog import arch_for
 from .core import JsonDict
 from .joblog_text import Line, short
 from .physics import uniform
+from .plan_perf import flops_per_token
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class LogContext:
     params: float
     hbm_gib: float
     fp8: bool
+    flops_per_token: float = 0.0
+    """As torchtitan counts them for tflops/MFU (the planner's); 0: 6 x params."""
     xid_gpu: Mapping[str, int] = field(default_factory=dict)
     """Failed hostname -> the GPU index the fleet counted its Xid on."""
     fleet_events: bool = False
@@ -104,6 +108,7 @@ def context_of(state: JsonDict) -> LogContext:
         replica_of_slot=tuple(replicas),
         gpus_per_node=max(1, gpus // len(names)),
         params=float(state.get("params") or 8e9),
+        flops_per_token=_flops_per_token(state["run"].get("spec") or {}),
         hbm_gib=float(plan.get("hbm_per_gpu_gib") or 80.0),
         fp8=str(plan.get("precision") or "bf16") != "bf16",
         xid_gpu=xid_gpu,
@@ -121,3 +126,11 @@ def num(value: Any, default: float = float("nan")) -> float:
         return float(value)
     except (TypeError, ValueError):
         return default
+
+
+def _flops_per_token(spec: JsonDict) -> float:
+    """The planner's FLOPs per token for the run's model (so a line's tflops and mfu agree)."""
+    try:
+        return flops_per_token(arch_for(str(spec["model_size"])), int(spec.get("seq_len") or 8192))
+    except (KeyError, ValueError):
+        return 0.0
