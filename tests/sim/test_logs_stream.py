@@ -66,6 +66,10 @@ def test_a_runs_log_is_every_seq_once_in_order_then_the_stream_closes(
         assert (line.rank, line.level, line.source, line.cut) == (0, "info", "trainer", False)
         assert f"loss: {sample['loss']:7.4f}" in line.text
         assert (match["mfu"] is None) == fp8
+        if not fp8:  # tflops and mfu agree: tflops / mfu is the H100's bf16 peak (989)
+            tflops = float(line.text.split("tflops: ")[1].split()[0].replace(",", ""))
+            mfu = float(line.text.split("mfu: ")[1].rstrip("%")) / 100
+            assert 0.9 * 989 < tflops / mfu < 1.1 * 989
     saved = [json.loads(m.data)["data"]["checkpoint"] for m in events
              if m.event == "checkpoint.saved"]  # fmt: skip
     finished_lines = [x.text for x in lines if x.text.startswith("Finished saving")]
