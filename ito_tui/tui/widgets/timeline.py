@@ -135,9 +135,9 @@ class Timeline(Widget, can_focus=True):
     selected: reactive[int] = reactive(0)
     """The selected item: a fault (0 … faults-1), then a node event shown."""
 
-    _rows: tuple[int, int, int] = (0, 1, 0)
-    """(The row of the first fault, rows per fault, the row of the first node event) as
-    last rendered: where to scroll to show the selected item."""
+    _item_rows: tuple[tuple[int, int], ...] = ()
+    """(First row, rows) of each selectable item as last rendered (wrapped at the pane's
+    width): where to scroll to show the selected one."""
 
     def set_faults(
         self,
@@ -175,12 +175,11 @@ class Timeline(Widget, can_focus=True):
         if not count:
             return
         self.selected = max(0, min(count - 1, self.selected + delta))
-        first, per, incidents = self._rows
-        faults, i = len(self.faults), self.selected
-        y = first + i * per if i < faults else incidents + i - faults
+        rows = self._item_rows
         parent = self.parent
-        if isinstance(parent, ScrollableContainer):
-            parent.scroll_to_region(Region(0, y, self.size.width, per), animate=False)
+        if self.selected < len(rows) and isinstance(parent, ScrollableContainer):
+            y, height = rows[self.selected]
+            parent.scroll_to_region(Region(0, y, self.size.width, height), animate=False)
 
     def action_open_logs(self) -> None:
         items = self._items()
@@ -206,16 +205,8 @@ class Timeline(Widget, can_focus=True):
 
     def render(self) -> RenderableType:
         title = self.get_component_rich_style("timeline--title", partial=True)
-        shown = len(self.checkpoints[-self.max_rows :])
         wide = self.size.width >= 70
-        # Rows before the first fault: title, the table (header + rows) or "none yet",
-        # the blank line and title of the faults, the faults table's header; then the
-        # faults (or "none") and the blank line and title of the node events.
-        faults, per = len(self.faults), 1 if wide else 2
-        first = 1 + (1 + shown if shown else 1) + 2
-        if faults:
-            first += 1 if wide else 0
-        self._rows = (first, per, first + (faults * per if faults else 1) + 2)
+        blocks = self._fault_blocks() if self.faults and not wide else []
         parts: list[RenderableType] = [
             Text(f"Checkpoints ({len(self.checkpoints)})", style=title),
             self._checkpoint_table(self.checkpoints[-self.max_rows :], self.size.width)
@@ -224,7 +215,7 @@ class Timeline(Widget, can_focus=True):
             Text(
                 f"\nFaults ({len(self.faults)}) · SLO detect < 10 min, resume < 15 min", style=title
             ),
-            (self._fault_table(self.faults) if wide else self._fault_lines())
+            (self._fault_table(self.faults) if wide else Text("\n").join(blocks))
             if self.faults
             else Text("none"),
         ]
@@ -233,7 +224,35 @@ class Timeline(Widget, can_focus=True):
                 Text(f"\nNode events ({len(self.incidents)})", style=title),
                 self._incident_lines(len(self.faults)),
             ]
+        self._item_rows = self._measure(parts, blocks, wide)
         return Group(*parts)
+
+    def _measure(
+        self, parts: list[RenderableType], blocks: list[Text], wide: bool
+    ) -> tuple[tuple[int, int], ...]:
+        """(First row, rows) of each fault and node event in `parts` at this width."""
+        console = self.app.console
+        options = console.options.update_width(max(1, self.size.width))
+
+        def rows(renderable: RenderableType) -> int:
+            return len(console.render_lines(renderable, options, pad=False))
+
+        y = sum(rows(part) for part in parts[:3])
+        items: list[tuple[int, int]] = []
+        if wide:
+            y += 1  # the table's header; a row each
+            items += [(y + i, 1) for i in range(len(self.faults))]
+            y += len(self.faults)
+        else:
+            for block in blocks:
+                items.append((y, rows(block)))
+                y += items[-1][1]
+        if not self.faults:
+            y += 1  # "none"
+        if self.incidents:
+            y += 2  # the blank line and the title
+            items += [(y + i, 1) for i in range(len(self._shown_incidents()))]
+        return tuple(items)
 
     def _incident_lines(self, first: int) -> Text:
         """The newest node events, one line each (time on the run's clock, UTC)."""
@@ -283,14 +302,13 @@ class Timeline(Widget, can_focus=True):
             )
         return table
 
-    def _fault_lines(self) -> Text:
-        """Faults as two lines each, for panes too narrow for the table."""
+    def _fault_blocks(self) -> list[Text]:
+        """Faults as two lines each (wrapped where they must), for panes too narrow for
+        the table; one `Text` per fault."""
         breach = self.get_component_rich_style("timeline--breach", partial=True)
-        out = Text()
+        blocks: list[Text] = []
         for i, f in enumerate(self.faults):
-            if i:
-                out.append("\n")
-            start = len(out)
+            out = Text()
             step = "" if f.step is None else f" at step {integer(f.step)}"
             out.append(f"{safe(f.kind)} on {safe(f.node or '?')}{step}\n  detected ")
             out.append(
@@ -309,8 +327,9 @@ class Timeline(Widget, can_focus=True):
             if detect_breached(f) or resume_breached(f):
                 out.append(" ⚠ SLO", breach)
             if cursor := self._cursor(i):
-                out.stylize(cursor, start, len(out))
-        return out
+                out.stylize(cursor)
+            blocks.append(out)
+        return blocks
 
     def _fault_table(self, faults: Sequence[FaultRecord]) -> Table:
         breach = self.get_component_rich_style("timeline--breach", partial=True)
