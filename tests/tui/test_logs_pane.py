@@ -167,6 +167,20 @@ async def test_enter_on_a_fault_in_the_timeline_opens_the_logs_at_the_nccl_timeo
         assert len(pages) <= 20  # found by bisection, not by paging through 3,000 lines
 
 
+async def test_enter_on_a_node_event_in_the_timeline_opens_the_logs_at_its_xid() -> None:
+    events, failed_at = with_node_failure(pretrain_script())
+    lines = trainer_log(3000, fault_at=fault_time(events), xid_at=failed_at)
+    client = FakeLogsClient(script=events, log_lines=lines)
+    async with logs_app(client).run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("2", "down", "enter")  # the fault, then its node's failure
+        pane = pane_of(pilot)
+        await wait_for(pilot, lambda: pane.view.current is not None, what="the line")
+        line = pane.buffer.line(pane.view.current or 0)
+        assert line.at == failed_at and "Xid" in line.text
+        assert "at node.failed gpu-node-07" in caption(pilot)
+
+
 async def test_the_event_line_view_opens_the_logs_at_its_event() -> None:
     script = pretrain_script()
     at = fault_time(script.events)
