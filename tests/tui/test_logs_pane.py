@@ -309,3 +309,22 @@ async def test_search_marks_matches_and_n_and_shift_n_move_between_them() -> Non
         await pilot.press("e")
         line = pane.buffer.line(view.current)
         assert line.level == "error" and "Xid" in line.text  # the first error held
+
+
+async def test_a_slashed_search_is_a_regex_and_a_bad_one_says_so() -> None:
+    events, failed_at = with_node_failure(pretrain_script())
+    start = failed_at - timedelta(minutes=10)
+    client = FakeLogsClient(
+        script=events, log_lines=trainer_log(300, fault_at=failed_at, start=start)
+    )
+    async with logs_app(client).run_test(size=(120, 40)) as pilot:
+        pane = await open_logs(pilot)
+        view = pane.view
+        await pilot.press("slash", *r"/rank (8|9)\]/", "enter")
+        assert view.current is not None and pane.buffer.line(view.current).rank == 9
+        await pilot.press("N")
+        assert pane.buffer.line(view.current).rank == 8
+        await pilot.press("N")
+        assert "no older match held" in caption(pilot)
+        await pilot.press("slash", *"/rank (/", "enter")
+        assert "not a regex" in caption(pilot)

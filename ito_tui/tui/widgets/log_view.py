@@ -15,6 +15,7 @@ down to the newest line, follows again. Every text is already inert
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -128,6 +129,8 @@ class LogView(ScrollView, can_focus=True):
         self.following = True
         """Whether the view sticks to the newest line."""
         self.needle = ""
+        self.pattern: re.Pattern[str] | None = None
+        """The search as a regex (`/…/`), when it is one."""
         """The search text: its matches are highlighted (case-insensitive)."""
         self.current: int | None = None
         """The index of the line marked (the search hit, the line at a fault's time)."""
@@ -207,8 +210,10 @@ class LogView(ScrollView, can_focus=True):
         if self.scroll_y >= target:
             self._anchor = None
 
-    def set_needle(self, needle: str) -> None:
+    def set_needle(self, needle: str, pattern: re.Pattern[str] | None = None) -> None:
+        """Highlight `needle` (case-insensitive), or what `pattern` matches (a regex)."""
         self.needle = needle
+        self.pattern = pattern
         self._cache.clear()
         self.refresh()
 
@@ -326,7 +331,12 @@ class LogView(ScrollView, can_focus=True):
         text.append(line.text, part(body_style) if body_style else "")
         if line.cut:
             text.append(" ✂ cut", part("logview--prefix"))
-        if self.needle:
+        if self.pattern is not None:
+            match = part("logview--match")
+            for found in self.pattern.finditer(line.text):
+                if found.end() > found.start():
+                    text.stylize(match, start + found.start(), start + found.end())
+        elif self.needle:
             match = part("logview--match")
             folded, needle = line.text.casefold(), self.needle.casefold()
             at = folded.find(needle)

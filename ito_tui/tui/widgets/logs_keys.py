@@ -4,11 +4,14 @@
 `check_action` (nothing but Close while the backend has no `runs.logs`) and the
 actions. A filter goes to the server (`LogFilter.query`: the stream and the pages are
 asked again with it), so the bounded buffer holds only lines that match; a search
-looks through the lines held, then asks the server for the newest older match.
+looks through the lines held, then asks the server for the newest older match (a
+`/regex/` search, which the server's substring `q=` cannot answer, stays with the lines
+held).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -103,8 +106,16 @@ class LogsKeys(Widget):
     def _search(self, event: Input.Submitted) -> None:
         event.stop()
         needle = event.value.strip()
+        pattern = None
+        if len(needle) > 2 and needle.startswith("/") and needle.endswith("/"):
+            try:  # `/rank(8|9)\]/`: a regex, case-insensitive, over the lines held
+                pattern = re.compile(needle[1:-1], re.IGNORECASE)
+            except re.error as exc:
+                self.note = f"not a regex: {one_line(str(exc), 40)}"
+                self._caption()
+                return
         event.input.display = False
-        self.view.set_needle(needle)
+        self.view.set_needle(needle, pattern)
         self.view.focus()
         if needle:
             self._find(self.view.bottom_index, backwards=True)
@@ -120,13 +131,18 @@ class LogsKeys(Widget):
         self._find(current - 1 if backwards else current + 1, backwards=backwards)
 
     def _find(self, start: int, *, backwards: bool) -> None:
-        needle, buffer = self.view.needle, self.buffer
-        index = buffer.search(needle, max(0, min(start, len(buffer) - 1)), backwards=backwards)
+        needle, buffer, regex = self.view.needle, self.buffer, self.view.pattern is not None
+        term = needle[1:-1] if regex else needle
+        at = max(0, min(start, len(buffer) - 1))
+        index = buffer.search(term, at, backwards=backwards, regex=regex)
         if start < 0 or start >= len(buffer):
             index = None
         if index is not None:
             self.note = ""
             self.view.show_line(index)
+        elif regex:
+            # The server's `q=` is a substring: a regex searches the lines held only.
+            self.note = f"no {'older' if backwards else 'newer'} match held"
         elif backwards and self.buffer.first_seq is not None:
             self._find_older(q=needle, what=f"“{needle}”")
         else:
@@ -155,9 +171,9 @@ class LogsKeys(Widget):
             self.note = f"no {what} in the log"
             self._caption()
             return
-        needle = self.view.needle
+        needle, pattern = self.view.needle, self.view.pattern
         await self._jump_to_seq(line.seq)
-        self.view.set_needle(needle)
+        self.view.set_needle(needle, pattern)
 
     # ------------------------------------------------------------ filters
 
