@@ -5,8 +5,8 @@ and the header agree) asks the tracker for `RunTracker.projection` — p50/p90 o
 finish and final spend from the pace the run measured — against the booking's end and
 the run's budget, and hands it to the stage list (the words under the current stage) and
 the header (`⚠ p90 past booking end` as a badge that never gives way). A p90 that
-crosses either line raises the `projection` alert once per crossing
-(`alerting.model.ProjectionCrossing`) through the app's alert router.
+crosses either line raises the `projection` alert (`alerting.model.ProjectionCrossing`)
+through the app's alert router, once per line for the screen's life.
 
 The booking's end is the one thing the run does not carry: it is read once per booking
 id (`client.booking`); until then, or if it cannot be read, the projection is judged
@@ -40,6 +40,8 @@ class RunProjection:
         self._asked: str | None = None
         """The booking id whose end was asked for."""
         self._crossing = ProjectionCrossing()
+        self._alerted: frozenset[str] = frozenset()
+        """The crossings (`late`, `over`) this screen has alerted."""
 
     def paint(self) -> None:
         screen = self.screen
@@ -54,8 +56,14 @@ class RunProjection:
         screen._stages.projection = proj
         screen._header.warning = proj.warning
         alert = self._crossing.check(state, proj)
+        kinds = frozenset(k for k, on in (("late", proj.late), ("over", proj.over)) if on)
         alerter = screen.alerter
-        if alert is not None and alerter is not None:
+        if alert is not None and alerter is not None and not kinds <= self._alerted:
+            # Once per kind for this screen: early in a run (and at a demo's speed) the
+            # p90 swings across the line and back faster than any re-arming margin, and
+            # each crossing was a toast (18 in ten seconds of the showcase at 10,000x).
+            # The header's badge says it for as long as it holds.
+            self._alerted |= kinds
             alerter.alert(alert)
 
     async def _read_booking(self, booking_id: str) -> None:

@@ -8,6 +8,7 @@ the measured pace puts the finish near 21:14 UTC; its booking is made to end at 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -120,3 +121,24 @@ def test_projection_warning(snap_compare: Any, size: tuple[int, int]) -> None:
     then `spend ~$17.1K (p90 $17.3K)` unmarked (within the $25,000 budget)."""
     app = snapshot_app(client(), now=NOW, start=RUN_ID)
     assert snap_compare(app, terminal_size=size, run_before=projected)
+
+
+async def test_a_p90_swinging_across_the_booking_end_alerts_once() -> None:
+    # Early in a run (and at a demo's speed) the p90 crosses the line and back at every
+    # repaint: the showcase at 10,000x raised 18 toasts in ten seconds.
+    app = snapshot_app(client(), now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await projected(pilot)
+        screen = pipeline_of(app)
+        late = screen.projection.latest
+        assert late is not None and late.late
+        inside = replace(
+            late, late=False, warning="", finish_p90=ENDS_AT - timedelta(hours=1),
+            remaining_s_p90=60.0,
+        )  # fmt: skip
+        swings = iter([inside, late] * 5)
+        screen.tracker.projection = lambda **_: next(swings)  # type: ignore[method-assign]
+        for _ in range(10):
+            screen.projection.paint()
+        assert len([a for a in app.alerter.sent if a.kind == "projection"]) == 1
+        assert screen.query_one(HeaderStrip).warning == "⚠ p90 past booking end"
