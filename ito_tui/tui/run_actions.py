@@ -143,10 +143,14 @@ class RunActions(Screen[None]):
         self._panel.cycle_window()
 
     def action_pick_metric(self) -> None:
-        from ito_tui.tui.screens.metric_picker import MetricPicker, metric_rows
+        from ito_tui.tui.screens.metric_picker import MetricPicker, MetricRow, metric_rows
 
         bank, panel = self.tracker.bank, self._panel
-        picker = MetricPicker(metric_rows(bank, panel.extras), refused=bank.refused_names)
+
+        def rows() -> tuple[tuple[MetricRow, ...], int]:  # again each second while open
+            return metric_rows(bank, panel.extras), bank.refused_names
+
+        picker = MetricPicker(*rows(), newer=rows)
 
         def picked(name: str | None) -> None:
             if name is not None:

@@ -205,3 +205,35 @@ def test_metric_chart_nan_loss(snap_compare: Any, size: tuple[int, int]) -> None
     chart; the fixed loss chart, where visible, marks the same samples."""
     app = snapshot_app(diverging_client(), now=NOW, start=RUN_ID)
     assert snap_compare(app, terminal_size=size, run_before=charted_nan_loss)
+
+
+async def test_an_open_list_reads_the_values_again_and_keeps_the_highlight() -> None:
+    """The values move while the list is open: `newer` is read each second (REFRESH_S),
+    the filter and the highlighted metric stay."""
+    from textual.app import App
+
+    values = {"a/x": 1.0, "a/y": 2.0, "b/z": 3.0}
+
+    def rows() -> tuple[tuple[MetricRow, ...], int]:
+        return tuple(MetricRow(n, v) for n, v in sorted(values.items())), 0
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(MetricPicker(*rows(), newer=rows))
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, MetricPicker)
+        await pilot.press(*"a/", "down")  # a/x, a/y shown; a/y highlighted
+        await pilot.pause()
+        values["a/y"] = math.nan
+        values["a/w"] = 0.5  # a new metric sorts first under the same filter
+        await pilot.pause(1.3)
+        rows_now = listed(picker)
+        assert [r.split()[0] for r in rows_now] == ["a/w", "a/x", "a/y"]
+        assert row_of(rows_now, "a/y").rstrip().endswith(NAN)
+        highlighted = picker.query_one("#metric-list", OptionList).highlighted
+        assert highlighted == 2  # still a/y
+        assert str(picker.query_one("#metric-title", Static).content).endswith("(4)")

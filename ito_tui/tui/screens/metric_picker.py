@@ -8,7 +8,7 @@ filters the list: a case-insensitive substring, or a regex between slashes (`/^l
 the closing slash optional); an invalid regex says so and keeps the last good list. Enter
 (or a click) adds the highlighted metric as a chart under its own name, or removes it when
 it is already charted (✓); Escape closes without a change. Up/down move in the list while
-the filter keeps the keys.
+the filter keeps the keys. The values are read again every second while the list is open.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ VALUE_WIDTH = 12
 """Cells of the value column."""
 CHARTED = "✓"
 """The mark of a metric already charted."""
+REFRESH_S = 1.0
+"""How often an open list reads the values again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +94,21 @@ class MetricPicker(ModalScreen[str | None]):
         Binding("up", "move(-1)", "Up", show=False),
     ]
 
-    def __init__(self, rows: Sequence[MetricRow], *, refused: int = 0) -> None:
+    def __init__(
+        self,
+        rows: Sequence[MetricRow],
+        refused: int = 0,
+        *,
+        newer: Callable[[], tuple[Sequence[MetricRow], int]] | None = None,
+    ) -> None:
+        """`rows` and `refused` (names not kept) now; `newer`, if given, is asked for them
+        again every second while the list is open (new metrics, newer values)."""
         super().__init__()
         self._rows = tuple(rows)
         self._refused = refused
+        self._newer = newer
         self._shown: tuple[MetricRow, ...] = ()
+        self._query = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="metric-picker"):
@@ -109,6 +121,13 @@ class MetricPicker(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self._filter("")
         self.query_one("#metric-filter", Input).focus()
+        if self._newer is not None:
+            self.set_interval(REFRESH_S, self._refresh)
+
+    def _refresh(self) -> None:
+        if self._newer is not None:
+            rows, refused = self._newer()
+            self.update_rows(rows, refused=refused)
 
     def _title(self) -> str:
         n = len(self._rows)
@@ -117,11 +136,24 @@ class MetricPicker(ModalScreen[str | None]):
             title += f" · {self._refused} more not kept"
         return title
 
+    def update_rows(self, rows: Sequence[MetricRow], *, refused: int = 0) -> None:
+        """New rows (new metrics, newer values) under the same filter; the highlighted
+        metric stays highlighted."""
+        rows = tuple(rows)
+        if rows == self._rows and refused == self._refused:
+            return
+        options = self.query_one("#metric-list", OptionList)
+        index = options.highlighted
+        name = self._shown[index].name if index is not None and index < len(self._shown) else None
+        self._rows, self._refused = rows, refused
+        self.query_one("#metric-title", Static).update(self._title())
+        self._filter(self._query, keep=name)
+
     @on(Input.Changed, "#metric-filter")
     def _changed(self, event: Input.Changed) -> None:
         self._filter(event.value)
 
-    def _filter(self, query: str) -> None:
+    def _filter(self, query: str, *, keep: str | None = None) -> None:
         status = self.query_one("#metric-status", Static)
         try:
             test = name_filter(query)
@@ -131,12 +163,14 @@ class MetricPicker(ModalScreen[str | None]):
             status.add_class("-error")
             return
         status.remove_class("-error")
+        self._query = query
         self._shown = tuple(row for row in self._rows if test(row.name))
         options = self.query_one("#metric-list", OptionList)
         options.clear_options()
         options.add_options(Option(Content(row.text()), id=None) for row in self._shown)
         if self._shown:
-            options.highlighted = 0
+            names = [row.name for row in self._shown]
+            options.highlighted = names.index(keep) if keep in names else 0
         if not self._rows:
             status.update("no metrics{} from this run yet")
         elif not self._shown:
