@@ -57,13 +57,15 @@ def test_the_nodes_tab_shows_the_straggler_coming_the_failure_and_the_spare(
         seen: list[str] = []
         deadline = time.monotonic() + 90
         for words in (("1 straggler",), ("1 failed", "1 replaced"), ("1 replaced",)):
-            while not any(w in (screen := pane.screen()) for w in words):
+            screen = pane.screen()
+            while not any(w in screen for w in words):
                 assert time.monotonic() < deadline, f"no {words} in the Nodes tab:\n{screen}"
                 if "Decide later" in screen:  # the proposal's modal: left for later
                     keys(pane, "Escape")
                     pane.wait_for(lambda s: "Decide later" not in s, timeout=10)
                     keys(pane, "5")
                 time.sleep(0.2)
+                screen = pane.screen()
             seen += [w for w in words if w in screen]
         assert seen[0] == "1 straggler" and seen[-1] == "1 replaced"
         screen = pane.wait_for(lambda s: "↻ replaced" in s, timeout=20)
