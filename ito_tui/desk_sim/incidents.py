@@ -15,6 +15,10 @@ CHECKPOINT_BYTES_PER_PARAM = 12.0
 CANCEL_S = 30.0
 
 
+WATCH_HOLD = 2
+WATCH_HOLD_S = 3.0
+"""Quanta, and wall seconds, a watched incident's slowest pace is held before it fires
+(see `watch_ahead`)."""
 HANG_DETECT_S = 720.0
 """The backend's own hang detection fires 12 simulated minutes after progress stopped."""
 
@@ -30,19 +34,30 @@ class IncidentFlow(FleetFlow):
         for incident in self.s["incidents"]:
             if incident.get("done"):
                 continue
-            lead = float(incident.get("lead", 0))
-            if (
-                lead
-                and incident["stage"] in (train["stage"], None)
-                and incident["frac"] <= frac + lead * ahead
-            ):
-                # Slow the clock `lead` quanta before a watched incident, so a client has
-                # seen the slower pace (events a second apart) before the run goes quiet.
-                self.s["watch"] = incident.get("watch")
+            self.watch_ahead(incident, train, (float(incident["frac"]) - frac) / ahead)
             if incident["stage"] in (train["stage"], None) and incident["frac"] <= frac:
                 incident["done"] = True
                 return dict[str, Any](incident)
         return None
+
+    def watch_ahead(self, incident: JsonDict, train: JsonDict, left: float) -> None:
+        """Slow the clock before a watched incident `left` quanta ahead (its `lead`).
+
+        Step by step over `lead` quanta, then the slowest pace is held for WATCH_HOLD_S of
+        wall time (at least WATCH_HOLD quanta): a client that extrapolates its clock at the
+        last pace it measured (on events a second apart) sees at most ~2 quanta of
+        "silence" in each wait, and has measured the final pace before the incident goes
+        quiet. Only the clock's rate changes: the events are the same at any speed.
+        """
+        ramp = float(incident.get("lead", 0))
+        if not ramp or incident["stage"] not in (train["stage"], None):
+            return
+        watch = float(incident["watch"])
+        pace = float(self.s["speed"]) / watch
+        hold = max(WATCH_HOLD, math.ceil(WATCH_HOLD_S * pace / float(train["q"])))
+        if left < ramp + hold:
+            step = min(1.0, (ramp + hold - max(0.0, left)) / ramp)
+            self.s["watch"] = watch**step
 
     def handle_incident(self, incident: JsonDict) -> str | None:
         """Apply a non-fatal incident after this quantum's telemetry; "pause" stops the loop."""

@@ -80,8 +80,9 @@ def incidents_for(scenario: str, *, seed: int, chaos: float = 0.0) -> list[Incid
         "straggler": [_throttle("pretrain", 0.15, peak=1.55, ramp=0.08, hold=0.12, clears=True)],
         # Every rank stops in a collective; fault.detected {kind: hang} 12 simulated
         # minutes later (incidents.HANG_DETECT_S), then a restart from the checkpoint.
-        # The clock runs 60x slower from 3 quanta before it until the restart, so in the
-        # demo the TUI's own silence flag (after 600 s) shows before the detection.
+        # The clock slows to 60x slower over 7 quanta before it (then holds a while) until
+        # the restart, so in the demo the TUI's own silence flag (after 600 s) shows
+        # before the detection.
         "hang": [
             {
                 "kind": "hang",
@@ -89,7 +90,7 @@ def incidents_for(scenario: str, *, seed: int, chaos: float = 0.0) -> list[Incid
                 "frac": 0.3,
                 "resume_s": 360.0,
                 "watch": 60.0,
-                "lead": 3,
+                "lead": 7,
             }
         ],
     }

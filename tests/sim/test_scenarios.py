@@ -264,3 +264,41 @@ def test_a_stage_that_will_hang_reports_often_enough_for_silence_to_show_first(
     ckpts = [e for e in envelopes[:at] if e["type"] == "checkpoint.saved"]
     spacing = (_sim(ckpts[-1]) - _sim(ckpts[0])).total_seconds() / (len(ckpts) - 1)
     assert spacing > 4000, "checkpoints keep their simulated interval"
+
+
+@pytest.mark.slow
+def test_a_client_following_a_hang_flags_it_silent_once_before_the_backend_does(
+    sim_factory: Any,
+) -> None:
+    """The client's SilenceClock on the live stream (events timed on arrival) near demo
+    speed: one silent spell, on the slowed clock it measured, before `fault.detected`;
+    the slow-down before the hang raises none of its own."""
+    from ito_tui.alerting.silence import SilenceClock
+    from ito_tui.contract import parse_event
+
+    handle: SimHandle = sim_factory(scenario="hang", speed=7200.0, heartbeat_s=0.25)
+    clock = SilenceClock(600.0, time.monotonic())
+    spells: list[tuple[float, float]] = []
+    state = {"state": "queued", "stage": ""}
+    with httpx.Client(base_url=handle.url, headers=handle.headers(), timeout=10) as client:
+        rid = create_run(client, dict(SMALL_SPEC))["run_id"]
+        with client.stream("GET", f"/v1/runs/{rid}/events", timeout=30) as response:
+            for message in sse_messages(response):
+                now = time.monotonic()
+                if message.event is None:  # a heartbeat: judge the quiet, as the app does
+                    if clock.check(now, state=state["state"], stage=state["stage"], live=True):
+                        spells.append((clock.silent_for(now), clock.rate))
+                    continue
+                event = parse_event(message.envelope)
+                if event.type == "run.state_changed":
+                    state["state"] = str(message.envelope["data"]["to_state"])
+                state["stage"] = event.stage or state["stage"]
+                if clock.observe(event, now, state=state["state"], stage=state["stage"]):
+                    spells.append((clock.silent_for(now), clock.rate))
+                if event.type == "fault.detected":
+                    break
+        client.post(f"/v1/runs/{rid}/cancel", headers=key())
+    assert len(spells) == 1, spells
+    silent_for, rate = spells[0]
+    assert 600 <= silent_for < 720
+    assert rate == pytest.approx(7200 / 60, rel=0.1)
