@@ -167,8 +167,15 @@ class IncidentFlow(FleetFlow):
         }
         self.run["faults"].append(fault)
         # A scenario may want this failure watched: the clock runs `watch` times slower
-        # until it is recovered (showcase: the demo's ~12 s from failure to spare in).
-        self.s["watch"] = incident.get("watch")
+        # until it is recovered. A hang slows down before it (its `lead`: a client must
+        # have measured the slower clock before the run goes quiet); a node failure from
+        # its detection on (showcase: ~9 s of demo time, the spare joining in between), as
+        # a slower clock while the run still reads `running` looks to a client extrapolating
+        # the faster one like hours of silence.
+        if incident.get("lead"):
+            self.s["watch"] = incident.get("watch")
+        else:
+            self.s["watch_next"] = incident.get("watch")
         if hang:
             # Heartbeats go on (the processes live); no step, telemetry or progress until
             # the backend's own watchdog notices, HANG_DETECT_S later.
@@ -186,6 +193,8 @@ class IncidentFlow(FleetFlow):
 
     def on_fault_detected(self, args: JsonDict) -> None:
         fault, detect = self.fault(args["fault_id"]), float(args["detect_s"])
+        if self.s.get("watch_next"):
+            self.s["watch"], self.s["watch_next"] = self.s["watch_next"], None
         fault["detected_after_s"] = detect
         self.emit(
             "fault.detected",

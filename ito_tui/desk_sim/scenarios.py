@@ -58,7 +58,7 @@ def incidents_for(scenario: str, *, seed: int, chaos: float = 0.0) -> list[Incid
             # A straggler the operator sees coming (about a minute and a half of demo
             # time) before that very node fails.
             _throttle("pretrain", 0.04, peak=1.7, ramp=0.12, hold=1.0, clears=False),
-            # The chain from failure to spare runs 60x slower (12 s at the demo's speed).
+            # From its detection on, the chain runs 60x slower (~9 s at the demo's speed).
             {**_fault("pretrain", 0.3, 140.0, 560.0), "node": "straggler", "watch": 60.0},
             _spike("pretrain", 0.41, 7.4),
             _spike("pretrain", 0.63, 14.8),
