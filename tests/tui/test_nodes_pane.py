@@ -149,8 +149,9 @@ async def test_a_fleet_event_on_the_stream_asks_the_tab_for_an_earlier_refresh()
         data = {"hostname": host(3), "replica_id": "r2", "fault_id": "f2"}
         event = make_event("node.failed", seq=seq + 1, run_id=RUN_ID, ts=NOW.isoformat(), data=data)
         await client.more.put(event)
-        await wait_for(pilot, lambda: screen.tracker.last_seq == seq + 1, what="the event")
-        assert pokes == [1]
+        await wait_for(pilot, lambda: bool(pokes), what="the event to reach the tab")
+        await pilot.pause()
+        assert pokes == [1] and screen.tracker.last_seq == seq + 1
 
 
 async def test_without_the_capability_the_tab_says_so_and_nothing_else_changes() -> None:
