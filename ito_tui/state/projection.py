@@ -101,6 +101,10 @@ def _unknown(stage: str | None, words: str, measured_s: float = 0.0) -> Projecti
     )
 
 
+MAX_STEP_DELTA = 2**53
+"""The largest step delta measured: beyond it a float no longer holds every integer."""
+
+
 def _intervals(points: list[PacePoint], now_x: float) -> list[tuple[float, int, float]]:
     """(seconds, steps, x at its end) between measured points, each with progress: time
     with none (a stall, a rollback: steps going back count as none) joins the next
@@ -110,7 +114,9 @@ def _intervals(points: list[PacePoint], now_x: float) -> list[tuple[float, int, 
     for a, b in pairwise(points):
         dt_acc += max(0.0, b.x - a.x)
         dw = b.step - a.step
-        if dw > 0:
+        # A step count past 2**53 (legal on the wire: an int) is no pace to measure: as a
+        # float it is inexact, past ~1e308 it is not one at all (OverflowError).
+        if 0 < dw <= MAX_STEP_DELTA:
             out.append((dt_acc, dw, b.x))
             dt_acc = 0.0
     dt_acc += max(0.0, now_x - points[-1].x) if points else 0.0

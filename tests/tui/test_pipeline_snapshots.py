@@ -75,10 +75,10 @@ def test_pipeline_event_log(snap_compare: Any, size: tuple[int, int]) -> None:
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_pipeline_checkpoints_and_faults(snap_compare: Any, size: tuple[int, int]) -> None:
-    """You should see the Ckpts tab (checkpoints and faults): Checkpoints (5), newest last, with step, GB,
-    blocking and persist seconds and GB/s (at 120 columns also when each was saved, UTC,
-    and the headers in words); then Faults (1): the node failure on gpu-node-07, its
-    resume after 18 min marked as an SLO breach (⚠)."""
+    """You should see the Ckpts tab (checkpoints and faults): Checkpoints (5), newest last,
+    with step, GB, blocking and persist seconds and GB/s (at 120 columns also when each was
+    saved, UTC, and the headers in words); then Faults (1): the node failure on gpu-node-07,
+    its resume after 18 min marked as an SLO breach (⚠)."""
     client = FakeRunClient(script=pretrain_script().events)
     assert snap_compare(pipeline_app(client), terminal_size=size, run_before=on_tab("2"))
 
