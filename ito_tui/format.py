@@ -292,15 +292,16 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def when(at: datetime | None, now: datetime) -> str:
+def when(at: datetime | None, now: datetime, *, seconds: bool = True) -> str:
     """A moment in UTC: `14:03:12 UTC` on `now`'s day, `Nov 30 14:03 UTC` on another day
     of its year, `2025-11-30 14:03 UTC` in another year; `—` when unknown. Month names are
-    English whatever the locale."""
+    English whatever the locale. `seconds=False` for a forecast (`14:03 UTC`), whose
+    seconds would be false precision."""
     if at is None:
         return MISSING
     t, today = _utc(at), _utc(now)
     if t.date() == today.date():
-        return f"{t:%H:%M:%S} UTC"
+        return f"{t:%H:%M:%S} UTC" if seconds else f"{t:%H:%M} UTC"
     if t.year == today.year:
         return f"{_MONTHS[t.month - 1]} {t.day} {t:%H:%M} UTC"
     return f"{t:%Y-%m-%d %H:%M} UTC"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -21,6 +22,7 @@ from ito_tui.format import (
     special_duration,
     special_percent,
     to_float,
+    when,
 )
 
 numbers = (
@@ -128,3 +130,12 @@ def test_a_proposal_and_a_cancel_prompt_show_a_diverged_run_as_data() -> None:
     assert impact_phrases(impact)[:2] == ["1e400 lost steps", "+−∞ GPU-h"]
     spend = Spend(gpu_hours=math.nan, usd_spent="1", usd_committed="1", budget_usd="9")
     assert "(NaN GPU-h)" in spend_text(spend, None).plain
+
+
+def test_a_forecast_time_today_drops_the_seconds() -> None:
+    # A projected finish to the second is false precision; a moment that happened keeps them.
+    now = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    at = datetime(2026, 12, 1, 21, 14, 24, tzinfo=UTC)
+    assert when(at, now, seconds=False) == "21:14 UTC"
+    assert when(at, now) == "21:14:24 UTC"
+    assert when(at.replace(day=2), now, seconds=False) == "Dec 2 21:14 UTC"

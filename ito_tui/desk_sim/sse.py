@@ -12,6 +12,7 @@ signal to stop reconnecting.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated
@@ -81,6 +82,11 @@ async def stream(desk: Desk, run_id: str, since: int) -> AsyncIterator[ServerSen
                 return
         if not rows:
             await desk.wait(run_id, version, desk.config.heartbeat_s)
+        else:
+            # A replay of a backlog awaits nothing between batches: hand the loop over, or
+            # the ticks and every other client wait for the whole replay (the job log's
+            # stream does the same).
+            await asyncio.sleep(0)
 
 
 @router.get(

@@ -346,8 +346,8 @@ def _words(
     if f50 is None:
         finish = f"finish not in sight (over {duration(MAX_HORIZON_S)} at the measured pace)"
     else:
-        finish = f"finish ~{when(f50, now)} (p90 {when(f90, now)})"
+        finish = f"finish ~{when(f50, now, seconds=False)} (p90 {when(f90, now, seconds=False)})"
         if r50 < 1:
-            finish = f"finish ~{when(f50, now)}"
+            finish = f"finish ~{when(f50, now, seconds=False)}"
     spend = f"spend ~{usd_compact(s50)} (p90 {usd_compact(s90)})"
     return f"{finish} · {spend}"

@@ -125,6 +125,10 @@ class RunActions(Screen[None]):
     def _tab_activated(self) -> None:
         # Hidden panels skipped their repaints; catch up now that one is shown.
         self.repaints.shown()
+        # The job log's lines and the fleet's rows want the width: below 160 columns the
+        # stage list gives way to them (the header and the run strip still say where the
+        # run is; pipeline.tcss); 1, 2 or 3 bring it back.
+        self.set_class(self._tabs.active in ("tab-logs", "tab-nodes"), "-wide-tab")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         s = self.run_state

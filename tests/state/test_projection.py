@@ -85,7 +85,7 @@ def test_a_steady_pace_projects_the_remaining_steps_and_the_spend() -> None:
     assert proj.finish_p50 == at(1200 + 4800) and proj.finish_p90 == proj.finish_p50
     assert proj.spend_p50 == Decimal("6000.0") and proj.spend_p90 == Decimal("6000.0")
     assert proj.measured_s == 1200 and not proj.late and not proj.over and proj.warning == ""
-    assert proj.words == "finish ~01:40:00 UTC (p90 01:40:00 UTC) · spend ~$6.0K (p90 $6.0K)"
+    assert proj.words == "finish ~01:40 UTC (p90 01:40 UTC) · spend ~$6.0K (p90 $6.0K)"
 
 
 def test_stalls_and_rollbacks_are_measured_goodput_and_widen_the_p90() -> None:

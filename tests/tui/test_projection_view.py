@@ -67,8 +67,8 @@ async def test_a_p90_past_the_booking_end_warns_in_the_header_the_stages_and_onc
         text = stage_text(screen)
         assert proj.finish_p50 is not None and proj.finish_p90 is not None
         assert proj.finish_p90 > ENDS_AT  # about 21:14 at 3 s a step
-        assert f" ⚠ finish ~{proj.finish_p50:%H:%M:%S} UTC" in text
-        assert f"p90 {proj.finish_p90:%H:%M:%S} UTC" in text
+        assert f" ⚠ finish ~{proj.finish_p50:%H:%M} UTC" in text
+        assert f"p90 {proj.finish_p90:%H:%M} UTC" in text
         spend = proj.words.split(" · ")[1]
         assert spend.startswith("spend ~$17") and f"   {spend}" in text  # within $25,000
         alerter = app.alerter

@@ -23,8 +23,14 @@ One telemetry event, socket to screen (each layer once, in DESIGN.md's order):
    charts and the run's progress, 2 Hz for tables, hidden tabs skipped until shown.
 6. `tui/screens/pipeline.py: PipelineScreen._paint_charts` — `TelemetryPanel.wanted()`
    → `RunTracker.chart` (`state/views.py: chart_view`, pure) → `TelemetryPanel.show`
-   sets each `TextSparkline.view` (a reactive).
-7. `tui/widgets/sparkline.py: TextSparkline.render_line` draws the view it was given.
+   → `tui/widgets/chart_stack.py: ChartStack.show` (refreshes only the rows whose view
+   changed).
+7. `tui/widgets/chart_stack.py: ChartStack.render_line` draws the views it was given.
+
+The job log and the fleet have their own paths, beside this one: `tui/run_logs.py`
+(`client/logstream.py` → `state/logbuffer.py` → `tui/widgets/log_view.py`) and
+`tui/run_fleet.py` (`client.fleet` → `state/fleet.py: fleet_view` →
+`tui/widgets/fleet_table.py`), each running only while its tab is shown.
 
 A backfill after a resync: `RunTracker.feed(resync)` re-bases on the snapshot and
 returns `EVERYTHING` (step 3; `applied` marks every panel), then
