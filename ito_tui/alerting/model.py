@@ -335,8 +335,8 @@ class ProjectionCrossing:
         self, state: RunState, proj: Projection, *, at: datetime | None = None
     ) -> Alert | None:
         """The alert when `proj` newly crosses a line; None otherwise. A projection not
-        made (measuring, ended) changes nothing."""
-        if not proj.known:
+        made (measuring, ended) or not yet settled (`settled`) changes nothing."""
+        if not proj.known or not settled(proj):
             return None
         new_late = proj.late and not self.late
         new_over = proj.over and not self.over
@@ -351,6 +351,23 @@ class ProjectionCrossing:
         if not (new_late or new_over):
             return None
         return projection_alert(state, proj, late=new_late, over=new_over, at=at)
+
+
+SETTLE_FRAC = 0.05
+"""A projection alerts once it was measured over this share of what it projects..."""
+SETTLE_S = 6 * 3600.0
+"""... or over this many seconds of the run's clock, whichever is shorter. Measured on a
+few samples the p90 swings across the booking's end and back (the showcase's first toast
+said 'p90 Dec 16' while the stage list, a second later, said 'p90 Dec 9'); the header's
+badge follows the projection from the start, the alert waits for a pace worth waking
+someone for."""
+
+
+def settled(proj: Projection) -> bool:
+    """Whether `proj` was measured long enough to alert on (`SETTLE_FRAC`, `SETTLE_S`)."""
+    remaining = proj.remaining_s_p50
+    need = SETTLE_S if remaining is None else min(SETTLE_S, SETTLE_FRAC * remaining)
+    return proj.measured_s >= need
 
 
 def _back_inside_end(proj: Projection) -> bool:

@@ -15,7 +15,9 @@ END = NOW + timedelta(days=10)
 BUDGET = Decimal(30_000)
 
 
-def proj(days_p90: float, usd_p90: float, *, known: bool = True) -> Projection:
+def proj(
+    days_p90: float, usd_p90: float, *, known: bool = True, measured_s: float = 7 * 3600.0
+) -> Projection:
     f90 = NOW + timedelta(days=days_p90)
     s90 = Decimal(str(usd_p90))
     return Projection(
@@ -28,7 +30,7 @@ def proj(days_p90: float, usd_p90: float, *, known: bool = True) -> Projection:
         days_p90 * 86_400 if known else None,
         f90 > END,
         s90 > BUDGET,
-        3600.0,
+        measured_s,
         "",
         "",
         END,
@@ -74,3 +76,15 @@ def test_the_summary_is_inert() -> None:
     evil = replace(state(1), run_id="run\x1b]2;pwned\x07")
     a = projection_alert(evil, proj(11, 1), late=True, over=False, at=NOW)
     assert "\x1b" not in a.summary and "\x07" not in a.summary
+
+
+def test_a_projection_measured_on_too_little_does_not_alert_yet() -> None:
+    # An hour measured of a 10-day stage: the p90 still swings; the alert waits for 6 h of
+    # the run's clock (or 5 % of what it projects), and then alerts once.
+    watch = ProjectionCrossing()
+    assert watch.check(state(1), proj(11, 20_000, measured_s=3600.0), at=NOW) is None
+    later = watch.check(state(2), proj(11, 20_000, measured_s=6 * 3600.0), at=NOW)
+    assert later is not None and later.title == "Will finish late"
+    # A short stage settles sooner: 5 % of a 2-day projection is 2.4 h.
+    short = ProjectionCrossing()
+    assert short.check(state(3), proj(2, 40_000, measured_s=3 * 3600.0), at=NOW) is not None
