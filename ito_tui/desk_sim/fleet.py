@@ -353,9 +353,12 @@ def snapshot(state: JsonDict, now: datetime) -> JsonDict:
         )
     q = fleet["quorum"]
     healthy = sum(1 for r in fleet["replicas"] if r["state"] == "healthy")
-    status = f"quorum {q['quorum_id']}: {q['participants']} of {len(fleet['replicas'])} replicas"
+    # The lighthouse's own words: what the quorum's numbers (which the client shows
+    # beside them) do not say.
+    out = len(fleet["replicas"]) - int(q["participants"])
+    status = "all replicas in quorum" if out <= 0 else f"{out} of {len(fleet['replicas'])} out"
     if q["participants"] < q["min_replicas"]:
-        status += f", below min_replicas {q['min_replicas']}: training stopped"
+        status += ", below min_replicas: training stopped"
     elif healthy < len(fleet["replicas"]):
         status += f", {len(fleet['replicas']) - healthy} not healthy"
     return {
