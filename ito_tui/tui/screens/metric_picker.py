@@ -87,11 +87,24 @@ class MetricPicker(ModalScreen[str | None]):
     MetricPicker #metric-list { height: auto; max-height: 24; border: none; padding: 0; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close", tooltip="Close the list without a change"),
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            tooltip="Close the list without a change",
+            id="metric_picker.close",
+        ),
         # Priority: the filter's Input has the keys and would take Enter (and hide it).
-        Binding("enter", "pick", "Chart/unchart", tooltip="Add or remove its chart", priority=True),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("up", "move(-1)", "Up", show=False),
+        Binding(
+            "enter",
+            "pick",
+            "Chart/unchart",
+            tooltip="Add or remove its chart",
+            priority=True,
+            id="metric_picker.pick",
+        ),
+        Binding("down", "move(1)", "Down", show=False, id="metric_picker.down"),
+        Binding("up", "move(-1)", "Up", show=False, id="metric_picker.up"),
     ]
 
     def __init__(
