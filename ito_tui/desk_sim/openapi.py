@@ -91,6 +91,33 @@ SSE_EVENT: dict[str, Any] = {
 }
 
 
+SSE_LOG_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "One SSE message of a job log: `id` is the log's seq, `event` is `log` "
+    "(`data`: a LogLine) or `log.truncated` (`data`: `{dropped}`); a first message may carry "
+    "only `retry`.",
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+        "event": {"type": "string", "enum": ["log", "log.truncated"]},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "anyOf": [
+                    {"$ref": "#/components/schemas/LogLine"},
+                    {
+                        "type": "object",
+                        "required": ["dropped"],
+                        "properties": {"dropped": {"type": "integer", "minimum": 0}},
+                    },
+                ]
+            },
+        },
+        "retry": {"type": "integer", "minimum": 0},
+    },
+}
+
+
 def _problem(description: str) -> dict[str, Any]:
     return {
         "description": description,
@@ -154,6 +181,8 @@ def _finish_op(method: str, path: str, op: dict[str, Any]) -> None:
     if path.endswith("/events"):
         responses["200"]["content"].pop("application/json", None)
         responses["200"]["content"]["text/event-stream"] = {"schema": SSE_EVENT}
+    if path.endswith("/logs"):
+        responses["200"]["content"]["text/event-stream"] = {"schema": SSE_LOG_EVENT}
     params = op.get("parameters", [])
     for param in params:
         if param["in"] == "header" and param["name"].lower() == "idempotency-key":
