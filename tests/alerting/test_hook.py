@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ito_tui.alerting import Alert, CommandHook
+from ito_tui.textsafe import one_line
 
 RUN = "run_7f3a"
 
@@ -45,6 +46,12 @@ async def test_the_alert_reaches_stdin_as_json(tmp_path: Path) -> None:
     assert (hook.delivered, hook.failed, hook.timed_out, hook.coalesced) == (1, 0, 0, 0)
 
 
+def named(path: Path) -> str:
+    """How a failure names a command: its argv[0], cut at 80 characters (pytest's tmp paths
+    under xdist pass that once its run counter has four digits)."""
+    return one_line(str(path), max_len=80)
+
+
 async def test_a_command_past_its_timeout_is_killed_with_its_children(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     sleeper = script(tmp_path / "sleeper", f'sleep 60 &\necho "$$ $!" > "{pids}"\nwait\n')
@@ -60,7 +67,8 @@ async def test_a_command_past_its_timeout_is_killed_with_its_children(tmp_path: 
         await asyncio.sleep(0.1)
     assert gone(leader) and gone(child)
     assert (hook.timed_out, hook.delivered) == (1, 0)
-    assert failures == [f"alert command {str(sleeper)!r} timed out after 1.5 s and was killed"]
+    # The command is named as the hook names it: cut at 80 characters (a deep tmp path is).
+    assert failures == [f"alert command {named(sleeper)!r} timed out after 1.5 s and was killed"]
 
 
 async def test_failures_are_logged_each_time_and_reported_once(
@@ -78,8 +86,8 @@ async def test_failures_are_logged_each_time_and_reported_once(
         await missing.drain(10)
     assert hook.failed == 3 and missing.failed == 1
     assert failures == [
-        f"alert command {str(failing)!r} exited 3: no webhook URL",
-        f"alert command {str(tmp_path / 'nowhere')!r} not found",
+        f"alert command {named(failing)!r} exited 3: no webhook URL",
+        f"alert command {named(tmp_path / 'nowhere')!r} not found",
     ]
     assert sum("exited 3: no webhook URL" in r.getMessage() for r in caplog.records) == 3
 

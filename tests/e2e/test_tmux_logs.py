@@ -22,8 +22,8 @@ pytestmark = [
 
 SPEED = "20000"
 """Simulated seconds per wall second: the showcase's node fails some ten seconds in."""
-NCCL_ROW = re.compile(r"r\d+ E \[rank\d+\]:\[E\d{4}")
-"""A Logs row of a rank's NCCL watchdog error (`18:41:05   r3 E [rank3]:[E1204 …`)."""
+NCCL_ROW = re.compile(r"r\d+ E +nccl +\[rank\d+\]:\[E\d{4}")
+"""A Logs row of a rank's NCCL watchdog error (`18:41:05   r3 E nccl  [rank3]:[E1204 …`)."""
 
 
 def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
@@ -55,15 +55,24 @@ def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
         deadline = time.monotonic() + 60
         while "node_failure on" not in (screen := pane.screen()):
             assert time.monotonic() < deadline, f"no node failure in the timeline:\n{screen}"
-            if "NEEDS APPROVAL" in screen:
+            if "Decide later" in screen:
                 keys(pane, "Escape")
             time.sleep(0.2)
-        if "NEEDS APPROVAL" in pane.screen():
+        if "Decide later" in pane.screen():
             keys(pane, "Escape")
         keys(pane, "Enter")
 
-        # The Logs tab, paused at the fault, its ranks' NCCL timeouts on screen.
-        screen = pane.wait_for(lambda s: "at fault" in s and bool(NCCL_ROW.search(s)), timeout=20)
+        # The Logs tab, paused at the fault, its ranks' NCCL timeouts on screen (the loss
+        # spike's proposal may open over it on a slow machine: left for later again).
+        deadline = time.monotonic() + 20
+        while True:
+            screen = pane.screen()
+            if "Decide later" in screen:
+                keys(pane, "Escape")
+            elif "at fault" in screen and NCCL_ROW.search(screen):
+                break
+            assert time.monotonic() < deadline, f"no NCCL timeouts at the fault:\n{screen}"
+            time.sleep(0.2)
         assert "end Follow" in screen
         # End follows the newest lines again, and says so.
         keys(pane, "End")
