@@ -49,6 +49,34 @@ def keys(pane: TmuxPane, *names: str) -> None:
         time.sleep(KEY_GAP_S)
 
 
+def showcase_run(tmp_path: Path, speed: str, *, width: int = 80, height: int = 24) -> TmuxPane:
+    """`ito-tui demo --scenario showcase` in a tmux pane, a run submitted on its first
+    booking by keys (8B, fineweb-edu, $30,000), the run screen opening."""
+    env = isolated_env(tmp_path)
+    pane_env = {k: env[k] for k in env if k in {"HOME", "TMPDIR", "LANG"} or k.startswith("XDG_")}
+    command = [str(ITO_TUI), "demo", "--scenario", "showcase", "--speed", speed]
+    pane = TmuxPane(command, width=width, height=height, env=pane_env).start()
+    try:
+        pane.wait_for("bk_h100_8n_eth", timeout=30)
+        keys(pane, "Enter")
+        pane.wait_for("Model size")
+        time.sleep(0.5)
+        keys(pane, "Tab")
+        pane.type("catalog://fineweb-edu@1.3")
+        time.sleep(KEY_GAP_S)
+        keys(pane, "Tab", "Tab", "Tab")
+        pane.type("30000")
+        pane.wait_for("Pre-flight passed", timeout=20)
+        keys(pane, "C-g")
+        pane.wait_for("Submit this training run?")
+        keys(pane, "Enter")
+        pane.wait_for("Nodes", timeout=20)  # the run screen's tab bar
+    except BaseException:
+        pane.kill()
+        raise
+    return pane
+
+
 def title_progress(pane: TmuxPane, until: str, timeout: float = 30.0) -> list[str]:
     """Every distinct pane title seen until one contains `until`."""
     titles: list[str] = []

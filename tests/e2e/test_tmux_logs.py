@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ITO_TUI, isolated_env
-from .test_tmux_demo import KEY_GAP_S, keys
-from .tmuxpane import TmuxPane
+from .test_tmux_demo import keys, showcase_run
 
 pytestmark = [
     pytest.mark.e2e,
@@ -29,26 +27,8 @@ NCCL_ROW = re.compile(r"r\d+ E +nccl +\[rank\d+\]:\[E\d{4}")
 def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
     tmp_path: Path,
 ) -> None:
-    env = isolated_env(tmp_path)
-    pane_env = {k: env[k] for k in env if k in {"HOME", "TMPDIR", "LANG"} or k.startswith("XDG_")}
-    command = [str(ITO_TUI), "demo", "--scenario", "showcase", "--speed", SPEED]
-    pane = TmuxPane(command, width=80, height=24, env=pane_env).start()
+    pane = showcase_run(tmp_path, SPEED)
     try:
-        pane.wait_for("bk_h100_8n_eth", timeout=30)
-        keys(pane, "Enter")
-        pane.wait_for("Model size")
-        time.sleep(0.5)
-        keys(pane, "Tab")
-        pane.type("catalog://fineweb-edu@1.3")
-        time.sleep(KEY_GAP_S)
-        keys(pane, "Tab", "Tab", "Tab")
-        pane.type("30000")
-        pane.wait_for("Pre-flight passed", timeout=20)
-        keys(pane, "C-g")
-        pane.wait_for("Submit this training run?")
-        keys(pane, "Enter")
-        pane.wait_for("Ckpts", timeout=20)  # the run screen's tab bar
-
         # 2: the checkpoints & faults timeline takes the keys; wait for the node failure
         # (a proposal that comes first is left for later: Escape).
         keys(pane, "2")

@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ITO_TUI, isolated_env
-from .test_tmux_demo import KEY_GAP_S, keys
-from .tmuxpane import TmuxPane
+from .test_tmux_demo import keys, showcase_run
 
 pytestmark = [
     pytest.mark.e2e,
@@ -28,25 +26,8 @@ seconds (the Nodes tab refreshes every 5 s, and at once on a fleet event), then 
 def test_the_nodes_tab_shows_the_straggler_coming_the_failure_and_the_spare(
     tmp_path: Path,
 ) -> None:
-    env = isolated_env(tmp_path)
-    pane_env = {k: env[k] for k in env if k in {"HOME", "TMPDIR", "LANG"} or k.startswith("XDG_")}
-    command = [str(ITO_TUI), "demo", "--scenario", "showcase", "--speed", SPEED]
-    pane = TmuxPane(command, width=80, height=24, env=pane_env).start()
+    pane = showcase_run(tmp_path, SPEED)
     try:
-        pane.wait_for("bk_h100_8n_eth", timeout=30)
-        keys(pane, "Enter")
-        pane.wait_for("Model size")
-        time.sleep(0.5)
-        keys(pane, "Tab")
-        pane.type("catalog://fineweb-edu@1.3")
-        time.sleep(KEY_GAP_S)
-        keys(pane, "Tab", "Tab", "Tab")
-        pane.type("30000")
-        pane.wait_for("Pre-flight passed", timeout=20)
-        keys(pane, "C-g")
-        pane.wait_for("Submit this training run?")
-        keys(pane, "Enter")
-        pane.wait_for("Nodes", timeout=20)  # the run screen's tab bar
         keys(pane, "5")
         pane.wait_for(lambda s: "✓ healthy" in s and "quorum" in s, timeout=60)
 
