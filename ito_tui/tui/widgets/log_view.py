@@ -54,12 +54,18 @@ class LineSource(Protocol):
     def line(self, i: int) -> ShownLine: ...
 
 
+RANK_WIDTH = 5
+"""`r1023`: the ranks of 128 nodes of 8 GPUs (up to 9,999) keep the rows aligned."""
+
+
 def prefix_of(line: ShownLine, width: int) -> str:
     """A row's prefix: time (UTC, the run's clock: `sim_ts` in a demo), rank, level letter;
     the source and node where they fit."""
     rank = "" if line.rank is None else f"r{line.rank}"
+    if len(rank) > RANK_WIDTH:  # a wrong rank must not push the text out of its column
+        rank = rank[: RANK_WIDTH - 1] + "…"
     level = LEVEL_MARKS.get(line.level, "?")
-    prefix = f"{line.at:%H:%M:%S} {rank:>4} {level} "
+    prefix = f"{line.at:%H:%M:%S} {rank:>{RANK_WIDTH}} {level} "
     if width >= SOURCE_FROM:
         prefix += f"{line.source[:10]:<10} "
     if width >= NODE_FROM:
