@@ -137,6 +137,19 @@ def ssl_context(ca_bundle: str | None, *, https: bool = True) -> ssl.SSLContext 
 RECONNECT_FLOOR_S = 1.0
 """Shortest wait before any reconnect of the event stream, whatever the server says."""
 
+FLEET_REFRESH_S = 5.0
+"""The fleet's refresh interval when the backend gives none (API.md v1.1's default)."""
+FLEET_REFRESH_MAX_S = 300.0
+
+
+def fleet_refresh_s(hint: float | None) -> float:
+    """The backend's `limits.fleet_refresh_s`, held to 1 s .. 5 min: a limit of 0 (or NaN,
+    legal for a float on the wire) must not make the client ask for the fleet in a loop,
+    nor a huge one freeze the Nodes view. None or non-finite: `FLEET_REFRESH_S`."""
+    if hint is None or not math.isfinite(hint):
+        return FLEET_REFRESH_S
+    return min(FLEET_REFRESH_MAX_S, max(RECONNECT_FLOOR_S, hint))
+
 
 @dataclass(frozen=True)
 class StreamPolicy:

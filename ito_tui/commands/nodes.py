@@ -90,11 +90,12 @@ def show(ctx: Context, fleet: Fleet) -> None:
 async def watch_fleet(ctx: Context, client: ItoClient) -> int:
     """Refresh every `limits.fleet_refresh_s` until the run ends; its outcome's exit code."""
     from ito_tui.client import BackendUnavailable, RateLimited
+    from ito_tui.client.policy import fleet_refresh_s
     from ito_tui.format import status_label
     from ito_tui.state import RunState
 
     run_id = ctx.args.run
-    every = max((await client.capabilities()).limits.fleet_refresh_s, 0.0)
+    every = fleet_refresh_s((await client.capabilities()).limits.fleet_refresh_s)
     redraw = not ctx.args.json and _is_terminal(ctx)
     first = True
     while True:

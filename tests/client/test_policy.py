@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from ito_tui.client import BackendUnavailable, ItoClient, TransportPolicyError, is_loopback_host
-from ito_tui.client.policy import ssl_context
+from ito_tui.client.policy import fleet_refresh_s, ssl_context
 
 from .conftest import make_client
 from .fakeserver import FakeServer
@@ -210,3 +210,14 @@ def test_an_http_backend_gets_a_context_that_loads_no_roots_and_trusts_nothing(
         pytest.raises(ssl.SSLCertVerificationError),
     ):
         ctx.wrap_socket(raw, server_hostname=host)
+
+
+@pytest.mark.parametrize(
+    ("hint", "used"),
+    [(5.0, 5.0), (0.0, 1.0), (-3.0, 1.0), (0.05, 1.0), (1e9, 300.0), (None, 5.0)]
+    + [(float(v), 5.0) for v in ("nan", "inf", "-inf")],
+)
+def test_no_fleet_refresh_hint_makes_the_client_ask_more_than_once_a_second(
+    hint: float | None, used: float
+) -> None:
+    assert fleet_refresh_s(hint) == used

@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ito_tui.client.policy import fleet_refresh_s
 from ito_tui.format import duration
 from ito_tui.state.fleet import SORTS, fleet_view
 from ito_tui.textsafe import one_line, visible
@@ -44,7 +45,6 @@ STEP_BUCKET = 0.05
 """Step times within this fraction of the fleet median sort as equal (see `steady`)."""
 SORT_WORDS = {"worst": "worst first", "name": "by name", "step": "slowest first"}
 """How the status line names each of `state.fleet.SORTS`."""
-DEFAULT_REFRESH_S = 5.0
 
 
 def steady(rows: tuple[NodeRow, ...], sort: str, before: Sequence[str]) -> tuple[NodeRow, ...]:
@@ -176,7 +176,7 @@ class NodesPane(Widget, can_focus=True):
         if caps is not None and not caps.has(CAPABILITY):
             self.fleet_missing("")
             return
-        interval = caps.limits.fleet_refresh_s if caps is not None else DEFAULT_REFRESH_S
+        interval = fleet_refresh_s(caps.limits.fleet_refresh_s if caps is not None else None)
         self.refresher = FleetRefresh(
             shell(self).client, self.run_id, self, self, interval_s=interval
         )
