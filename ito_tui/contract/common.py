@@ -20,9 +20,13 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     PlainSerializer,
     WithJsonSchema,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 
 API_VERSION = "v1"
 
@@ -74,9 +78,49 @@ def _utc(value: datetime) -> datetime:
     return value
 
 
+_FIRST_UTC = datetime(MIN_YEAR, 1, 1, tzinfo=UTC)
+_END_UTC = datetime(MAX_YEAR + 1, 1, 1, tzinfo=UTC)
+TIMESTAMP_ERROR = f"Input should be an RFC 3339 timestamp in years {MIN_YEAR}..{MAX_YEAR}"
+
+
+class _UtcTimestamp:
+    """A timestamp read natively by pydantic-core when it is UTC and in range (what every
+    backend sends: `…Z`), by `_utc` in Python otherwise (another offset, converted; naive,
+    read as UTC). The same values either way; one error, naming the field, when neither
+    reads it.
+
+    Why not only `AfterValidator(_utc)`: one Python call per timestamp was 0.6 µs of a log
+    line's 5.5 µs of validation in-process, and in a 12,000 lines/s log flood `_utc`
+    was 9 % of the app's samples (py-spy, bench 18.13): every line has two timestamps.
+    A UTC value read on the fast path carries pydantic-core's `TzInfo(0)`, which equals
+    `datetime.UTC` and prints, compares, hashes and serialises as it does.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        fast = core_schema.datetime_schema(tz_constraint=0, ge=_FIRST_UTC, lt=_END_UTC)
+        slow = core_schema.no_info_after_validator_function(_utc, core_schema.datetime_schema())
+        return core_schema.union_schema(
+            [fast, slow],
+            mode="left_to_right",
+            custom_error_type="timestamp",
+            custom_error_message=TIMESTAMP_ERROR,
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        if handler.mode == "serialization":
+            return handler(schema)  # the serializer's string
+        return handler(core_schema.datetime_schema())
+
+
 Timestamp = Annotated[
     datetime,
-    AfterValidator(_utc),
+    _UtcTimestamp,
     PlainSerializer(
         lambda d: d.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
         return_type=str,

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from ito_tui.contract import EventParseError, Run, TelemetrySample, parse_event
+from ito_tui.contract.common import TIMESTAMP_ERROR
 from ito_tui.contract.events import TelemetryEvent
 from tests.state.sequence import run_snapshot, telemetry_data
 
@@ -119,3 +123,48 @@ def test_a_run_snapshot_with_an_infinite_eta_and_huge_counts_is_accepted() -> No
     run = Run.model_validate_json(json.dumps(body))
     progress = run.stages[0].progress
     assert progress is not None and progress.eta_s == math.inf and progress.tokens == 10**400
+
+
+def _reference(text: str) -> datetime:
+    """What a timestamp means: read by the stdlib, naive as UTC, converted to UTC."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1000, 1, 2), max_value=datetime(8999, 12, 30), timezones=st.none()
+    ),
+    minutes=st.sampled_from([None, 0, 60, -300, 345, 14 * 60, -14 * 60]),
+    zulu=st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_every_form_of_a_timestamp_reads_as_the_same_utc_moment(
+    moment: datetime, minutes: int | None, zulu: bool
+) -> None:
+    # `…Z` takes pydantic-core's native path, another offset or none `_utc`: the same value.
+    if minutes is None:
+        text = moment.isoformat()
+    elif minutes == 0 and zulu:
+        text = moment.isoformat() + "Z"
+    else:
+        text = moment.replace(tzinfo=timezone(timedelta(minutes=minutes))).isoformat()
+    got = TelemetrySample.model_validate_json(sample_json(ts=text)).ts
+    want = _reference(text)
+    assert got == want and got.utcoffset() == timedelta(0)
+    assert got.isoformat() == want.isoformat() and hash(got) == hash(want)
+
+
+@pytest.mark.parametrize(
+    "ts", ["0999-12-31T23:59:59Z", "9000-01-01T00:00:00Z", "8999-12-31T23:00:00-05:00", "soon"]
+)
+def test_a_timestamp_outside_the_years_says_which_years_it_may_have(ts: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        TelemetrySample.model_validate_json(sample_json(ts=ts))
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("ts",) and error["msg"] == TIMESTAMP_ERROR
+
+
+@pytest.mark.parametrize("ts", ["1000-01-01T00:00:00Z", "8999-12-31T23:59:59.999Z"])
+def test_the_first_and_last_moments_of_the_years_are_timestamps(ts: str) -> None:
+    assert TelemetrySample.model_validate_json(sample_json(ts=ts)).ts == _reference(ts)
