@@ -233,3 +233,17 @@ def test_nbytes_tracks_the_memory_the_lines_really_hold() -> None:
     finally:
         tracemalloc.stop()
     assert 0.85 <= buf.nbytes / held <= 1.25, (buf.nbytes, held)
+
+
+def test_held_lines_are_not_walked_by_the_cyclic_collector() -> None:
+    # A full collection walks every tracked object: 20,000 held lines must not add to it.
+    lines = [line(seq, rank=3000 + seq) for seq in range(1, 5001)]
+    buf = LogBuffer(max_lines=10_000, max_bytes=64 * 2**20)
+    gc.collect()
+    before = len(gc.get_objects())
+    for item in lines:
+        buf.add(item)
+    del item
+    gc.collect()
+    assert len(buf) == 5000 and buf.line(-1).seq == 5000
+    assert len(gc.get_objects()) - before < 50
