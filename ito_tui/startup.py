@@ -12,6 +12,15 @@ painted, `main()` whenever it returns, and a timer `RESUME_AFTER_S` after the pa
 whatever happens, so a long-running command (`serve`, `backend`, `--watch`) runs with
 collection on and memory stays bounded. The price: garbage cycles made during start-up
 are never collected, a bounded one-time amount.
+
+`resume()` also sets the collector's thresholds (`THRESHOLDS`): the youngest generation
+is collected after 3,000 net allocations instead of 700, the middle one after 20 of
+those instead of 10. Textual makes ~5 `Strip`s a row drawn, each with five caches, and
+in a 12,000 lines/s job-log flood (bench 18.13) the ones that lived a few frames were
+promoted to the oldest generation at ~12,000 objects/s: a full collection every ~2.8 s,
+~90 ms each (a key pressed then waited), 5.5 % of the app's wall time in collection
+(`gc.callbacks`). With these thresholds they die young: no full collection in 10 s of
+flood, 2.9 ms per young collection, 3.1 % in all.
 """
 
 from __future__ import annotations
@@ -20,10 +29,12 @@ import gc
 import os
 import threading
 
-__all__ = ["RESUME_AFTER_S", "no_pydantic_plugins", "pause", "resume"]
+__all__ = ["RESUME_AFTER_S", "THRESHOLDS", "no_pydantic_plugins", "pause", "resume"]
 
 RESUME_AFTER_S = 2.0
 """Collection is back on this long after `pause()` at the latest."""
+THRESHOLDS = (3000, 20, 10)
+"""`gc.set_threshold` once start-up is over (see the module docstring)."""
 
 _lock = threading.Lock()
 _timer: threading.Timer | None = None
@@ -56,6 +67,7 @@ def resume() -> None:
             timer.cancel()
         if not _frozen:
             gc.freeze()
+            gc.set_threshold(*THRESHOLDS)
             _frozen = True
         gc.enable()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -31,6 +32,20 @@ def test_pause_turns_collection_off_and_resume_freezes_and_turns_it_on() -> None
     assert gc.get_freeze_count() > 0, "the start-up heap is in the permanent generation"
     startup.resume()  # idempotent
     assert gc.isenabled()
+
+
+def test_resume_sets_the_thresholds_that_let_drawn_rows_die_young() -> None:
+    # In a fresh interpreter: this one's start-up may be over (resumed) already.
+    code = (
+        "import gc, json; from ito_tui import startup; before = gc.get_threshold(); "
+        "startup.pause(); startup.resume(); print(json.dumps([before, gc.get_threshold()]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    before, after = json.loads(run.stdout)
+    assert before == [700, 10, 10]  # CPython's own, so the change below is ours
+    assert tuple(after) == startup.THRESHOLDS
 
 
 def test_pause_leaves_collection_alone_when_someone_else_turned_it_off() -> None:
