@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ito_tui.client import ConnectionState
+from ito_tui.client import BackendUnavailable, ConnectionState
 from ito_tui.client.loglines import LogQuery
 from ito_tui.contract import EventBase, LogLine, LogTruncated, make_event
 from tests.support.fakelogs import FakeLogStream
@@ -112,6 +112,8 @@ class LiveLogStream(FakeLogStream):
     async def __anext__(self) -> LogLine | LogTruncated:
         client = self._client
         while not self._items and not client.log_ended:
+            if client.broken:
+                raise BackendUnavailable("the log stream broke (as the test asked)")
             fresh = [x for x in client.log_lines if x.seq > self._high]
             if fresh:
                 self._high = fresh[-1].seq
@@ -136,6 +138,14 @@ class FakeLogsClient(FakeRunClient):
     open_logs: int = 0
     """Log streams opened and not yet closed."""
     pushed: asyncio.Event = field(default_factory=asyncio.Event)
+    broken: bool = False
+    """Open streams fail (once they have handed over what they hold), new ones too."""
+
+    def break_streams(self, broken: bool = True) -> None:
+        """Make the log streams fail (`BackendUnavailable`), or work again."""
+        self.broken = broken
+        self.pushed.set()
+        self.pushed = asyncio.Event()
 
     def push(self, lines: Sequence[LogLine]) -> None:
         """Lines the run writes now: every open stream carries the matching ones."""

@@ -82,8 +82,28 @@ async def test_follow_pauses_on_scroll_up_says_so_and_resumes_on_end() -> None:
         await pilot.press("end")
         await wait_for(pilot, lambda: not pane.repaints.pending, what="the repaint")
         assert view.following and caption(pilot).startswith("following")
+        # The stream kept reading while paused: End follows it, it does not open another.
+        assert len(client.streams()) == 1 and client.open_logs == 1
         assert pane.buffer.line(view.bottom_index).seq == last + 5
         assert "late line 5" in shown_texts(pane)[view.bottom_index - view.top_index]
+
+
+async def test_end_after_the_stream_failed_opens_it_again_after_the_last_line() -> None:
+    client = FakeLogsClient(script=pretrain_script().events)
+    async with logs_app(client).run_test(size=(120, 40)) as pilot:
+        pane = await open_logs(pilot)
+        await pilot.press("pageup")
+        client.break_streams()
+        await wait_for(pilot, lambda: "log stream:" in caption(pilot), what="the failure said")
+        assert not pane.streaming and client.open_logs == 0
+        held = pane.buffer.last_seq
+        client.break_streams(False)
+        last = client.log_lines[-1].seq
+        client.push([log_line(last + 1, NOW, "after the failure")])
+        await pilot.press("end")
+        await wait_for(pilot, lambda: pane.buffer.last_seq == last + 1, what="the new line")
+        assert len(client.streams()) == 2 and client.streams()[-1]["since_seq"] == held
+        assert pane.view.following and pane.streaming
 
 
 async def test_a_hidden_tab_closes_its_stream_and_resumes_after_the_last_line() -> None:
