@@ -124,6 +124,10 @@ _SIM_TS: Final = 8
 _MARKER: Final = 10
 
 
+_EVICTED: _Row = (0, _EPOCH, None, None, "", "", "", False, None, None, True)
+"""What an evicted line's slot holds until the list is compacted."""
+
+
 def _cost(row: _Row) -> int:
     return LINE_OVERHEAD + sys.getsizeof(row[_TEXT])
 
@@ -304,14 +308,18 @@ class LogBuffer:
         held = len(lines) - self._head
         while held > 1 and (held > self.max_lines or self._nbytes > self.max_bytes):
             gone = lines[self._head]
+            # Let the line go now, not at the next compaction: until then the list held
+            # up to twice the lines the caps allow (bench 18.13: ~18,000 rows held for a
+            # 4 MiB cap, 4 MB of RSS more than the cap says).
+            lines[self._head] = _EVICTED
             self._head += 1
             held -= 1
             self._nbytes -= LINE_OVERHEAD + sys.getsizeof(gone[_TEXT])
             if not gone[_MARKER]:
                 self.dropped_oldest += 1
         if self._head > 1024 and self._head * 2 > len(lines):
-            # Compact now and then: O(1) amortised per line, and the list never holds
-            # more than twice what is shown.
+            # Compact now and then: O(1) amortised per line, and the list never has more
+            # than twice as many slots as lines held.
             del lines[: self._head]
             self._head = 0
         self.changes += 1

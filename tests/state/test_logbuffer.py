@@ -247,3 +247,21 @@ def test_held_lines_are_not_walked_by_the_cyclic_collector() -> None:
     gc.collect()
     assert len(buf) == 5000 and buf.line(-1).seq == 5000
     assert len(gc.get_objects()) - before < 50
+
+
+def test_an_evicted_line_is_let_go_at_once_not_at_the_next_compaction() -> None:
+    # 5,500 lines into a 4,000-line buffer: 1,500 evicted, not yet compacted away.
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        buf = LogBuffer(max_lines=4000, max_bytes=64 * 2**20)
+        for seq in range(1, 5501):
+            buf.add(line(seq, f"rank {seq % 64} step {seq} " + "z" * 80, rank=3000 + seq))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert len(buf) == 4000 and buf.dropped_oldest == 1500
+    # What the buffer says it costs is what it costs (it held 1,500 lines more).
+    assert held <= 1.15 * buf.nbytes, (held, buf.nbytes)
