@@ -44,9 +44,10 @@ __all__ = [
 
 MAX_LINES = 20_000
 """Lines the tab holds (older ones are fetched again on scrollback)."""
-MAX_BYTES = 4 * 2**20
-"""Bytes the tab holds, whatever the lines' length (`LogBuffer.nbytes`: ~12,000 of
-desk_sim's flood lines; bench 18.13 allows 10 MB of growth for everything)."""
+MAX_BYTES = 3 * 2**20
+"""Bytes the tab holds, whatever the lines' length (`LogBuffer.nbytes`: ~7,000 of the
+flood's lines of ~150 characters, ~12,000 of a trainer's). Bench 18.13 allows 10 MB of
+growth for the whole app in a flood; at 4 MiB it grew 9.9 MB in 30 s, at 3 MiB 8.6."""
 TAIL = 500
 """Lines replayed when the tab opens or starts again from the newest."""
 PAGE = 500
