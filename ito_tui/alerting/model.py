@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALERT_KINDS",
     "CHANNELS",
+    "FLEET_ALERTS",
     "KIND_TITLES",
     "Alert",
     "AlertKind",
@@ -56,6 +57,8 @@ AlertKind = Literal[
 ]
 ALERT_KINDS: tuple[str, ...] = get_args(AlertKind)
 """Every kind, in the order the settings and the docs list them."""
+FLEET_ALERTS: tuple[str, ...] = ("node_failed", "straggler")
+"""The kinds about one node, which the run's Nodes tab shows as a marked row."""
 
 Channel = Literal["bell", "toast", "title", "desktop", "command"]
 CHANNELS: tuple[str, ...] = get_args(Channel)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from ito_tui.contract import make_event
@@ -155,6 +156,38 @@ async def test_a_fleet_event_on_the_stream_asks_the_tab_for_an_earlier_refresh()
         await wait_for(pilot, lambda: bool(pokes), what="the event to reach the tab")
         await pilot.pause()
         assert pokes == [1] and screen.tracker.last_seq == seq + 1
+
+
+@pytest.mark.parametrize(("tab", "toasted"), [("5", False), ("1", True)])
+async def test_on_the_nodes_tab_a_nodes_alert_rings_but_needs_no_toast(
+    tab: str, toasted: bool
+) -> None:
+    client = QueueClient(script=pretrain_script().events, fleet_model=fleet(straggler=2))
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    toasts: list[str | None] = []
+    bells: list[None] = []
+    app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
+    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, pane, _ = await open_nodes(pilot)
+        await wait_for(pilot, lambda: pane.view is not None, what="the fleet")
+        await pilot.press(tab)
+        await pilot.pause()
+        assert screen.alerter is not None
+        before = (list(toasts), len(bells))
+        seq = screen.tracker.last_seq + 1
+        data = {"hostname": host(2), "step_time_s": 1.6, "fleet_p50_s": 1.1}
+        event = make_event(
+            "straggler.detected", seq=seq, run_id=RUN_ID, ts=NOW.isoformat(), data=data
+        )
+        await client.more.put(event)
+        await wait_for(pilot, lambda: screen.tracker.last_seq == seq, what="the event")
+        await pilot.pause()
+        # The Nodes tab shows the straggler's row at the top, marked: a toast would repeat
+        # it. The alert is raised (the bell, the title) on either tab.
+        assert "straggler" in [alert.kind for alert in screen.alerter.sent]
+        assert len(bells) > before[1]
+        assert ("Straggler" in toasts[len(before[0]) :]) is toasted
 
 
 async def test_without_the_capability_the_tab_says_so_and_nothing_else_changes() -> None:

@@ -157,6 +157,9 @@ class NodesPane(Widget, can_focus=True):
         self._error = ""
         self._texts: dict[str, str] = {}
         """What each line box shows (`_set`)."""
+        self.showing = False
+        """Whether the tab is on display (a node's alert then needs no toast: see
+        `PipelineScreen.event_applied`)."""
 
     def compose(self) -> ComposeResult:
         self._status_box = Static("fetching the fleet …", id="fleet-status", markup=False)
@@ -182,10 +185,12 @@ class NodesPane(Widget, can_focus=True):
         )
 
     def on_show(self) -> None:
+        self.showing = True
         if self.refresher is not None:
             self.refresher.show()
 
     def on_hide(self) -> None:
+        self.showing = False
         if self.refresher is not None:
             self.refresher.hide()
 
