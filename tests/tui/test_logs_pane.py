@@ -291,8 +291,11 @@ async def test_filters_go_to_the_server_and_the_caption_names_them() -> None:
     )
     async with logs_app(client).run_test(size=(120, 40)) as pilot:
         pane = await open_logs(pilot)
+        await pilot.press("pageup")  # paused: the filter follows again, with one stream
         await pilot.press("l")
         await wait_for(pilot, lambda: client.streams()[-1]["query"].level == "info", what="l")
+        await wait_for(pilot, lambda: not pane.repaints.pending, what="the repaint")
+        assert len(client.streams()) == 2 and client.open_logs == 1 and pane.view.following
         await pilot.press("l", "s")
         await wait_for(pilot, lambda: client.streams()[-1]["query"].sources == ("trainer",),
                        what="s")  # fmt: skip

@@ -78,6 +78,7 @@ class LogsKeys(Widget):
     buffer: LogBuffer
     filter: LogFilter
     offered: bool
+    streaming: bool
     label: str
     note: str
 
@@ -187,9 +188,10 @@ class LogsKeys(Widget):
         }
         self.filter = LogFilter(**values)  # type: ignore[arg-type]  # checked by the callers
         self.label = self.note = ""
-        self.view.set_following(True)
         self._swap(new_buffer())
-        self._start()
+        self.view.set_following(True)  # when it was paused, this starts the stream
+        if not self.streaming:
+            self._start()
         self._caption()
 
     def action_cycle_level(self) -> None:

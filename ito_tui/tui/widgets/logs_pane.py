@@ -92,7 +92,8 @@ class LogsPane(LogsKeys):
         self.streaming = False
         """A stream worker is reading into the buffer (End need not start one)."""
         self._streams = 0
-        """Stream workers started: only the newest one says it stopped."""
+        """Streams started or cancelled (each worker's ticket): only the newest one, when it
+        stops, says no stream is reading."""
         self._shift = 0
         self._marked = False
         """A repaint is asked for already (a flood marks it once, not once a line)."""
@@ -164,7 +165,9 @@ class LogsPane(LogsKeys):
         elif self.detached:
             return  # paused on lines that do not reach the newest: End starts again
         # A buffer opened at a line (a fault) goes on from it, however far the newest is.
-        self._stream(resume=len(self.buffer) > 0, whole_gap=self.positioned)
+        self._streams += 1
+        self.streaming = True  # from now: a second `_start` in this turn needs no second one
+        self._stream(self._streams, resume=len(self.buffer) > 0, whole_gap=self.positioned)
 
     def _swap(self, buffer: LogBuffer, *, cancel: bool = True) -> None:
         """A new buffer (a filter, a jump, starting again from the newest); the stream
@@ -187,10 +190,8 @@ class LogsPane(LogsKeys):
         return self.follower
 
     @work(group="logs-stream", exclusive=True, exit_on_error=False)
-    async def _stream(self, *, resume: bool, whole_gap: bool = False) -> None:
+    async def _stream(self, ticket: int, *, resume: bool, whole_gap: bool = False) -> None:
         follower = self._follower()
-        self._streams += 1
-        mine, self.streaming = self._streams, True
         try:
             if resume and not whole_gap and not await follower.resumable():
                 if follower is not self.follower:
@@ -208,7 +209,7 @@ class LogsPane(LogsKeys):
             self._caption()
             return
         finally:
-            if mine == self._streams:
+            if ticket == self._streams:  # the newest stream stopped (not one it replaced)
                 self.streaming = False
         if follower is self.follower:
             self.ended = ended
