@@ -52,10 +52,12 @@ async def test_another_runs_proposal_alerts_on_every_screen_and_ctrl_n_opens_it(
         await pilot.pause(0.3)
         text = screen_text(pilot)
         # A toast (ours, literal) and a bell, on the runs list: not on B's pipeline. (The
-        # showcase's node failure before it rings too, if the watcher saw it come.)
+        # showcase's straggler and node failure before it ring too, if the watcher saw
+        # them come.)
         assert "Needs approval" in text and f"{run_b}: " in text, text
         kinds = [a.kind for a in app.alerter.sent]
-        assert kinds[-1] == "proposal" and set(kinds) <= {"node_failed", "proposal"}, kinds
+        assert kinds[-1] == "proposal", kinds
+        assert set(kinds) <= {"straggler", "node_failed", "proposal"}, kinds
         assert app.bells == len(kinds)
         assert COUNTER.search(header_text(app)), header_text(app)
         urgent = app.needs_you.most_urgent()
