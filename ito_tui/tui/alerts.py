@@ -24,6 +24,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual.app import ScreenStackError, UnknownModeError
+
 from ito_tui.alerting.osc import desktop_mode, in_tmux, notification
 from ito_tui.format import percent, stage_label
 from ito_tui.textsafe import one_line
@@ -195,12 +197,20 @@ class Alerter:
         self._raise(alert, toast=toast, ring=True)
         return True
 
+    def _top(self) -> Any:
+        """The screen on top; None while the app has none (it is closing, and a summary's
+        timer fired: that raised `ScreenStackError` out of the timer and failed the app)."""
+        try:
+            return self.app.screen
+        except (ScreenStackError, UnknownModeError):
+            return None
+
     def _covered(self, alert: Alert) -> bool:
         """Whether the screen on top is, or is about to show, the alert's proposal: the
         proposal's modal, or its run's pipeline (which opens that modal itself)."""
         if alert.kind != "proposal":
             return False
-        top = self.app.screen
+        top = self._top()
         shows = getattr(top, "shows", None)
         if callable(shows) and alert.proposal_id is not None and shows(alert.proposal_id):
             return True
@@ -218,8 +228,11 @@ class Alerter:
         self._raise(summary, toast=window.toast, ring=False)
 
     def _raise(self, alert: Alert, *, toast: bool, ring: bool) -> None:
+        top = self._top()
+        if top is None:
+            return  # no screen: the app is closing (the event log and the ledger have it)
         if toast and self.wants(alert.kind, "toast"):
-            if getattr(self.app.screen, "HOLDS_TOASTS", False):
+            if getattr(top, "HOLDS_TOASTS", False):
                 self._held.append(alert)
             else:
                 self._toast(alert)
@@ -236,7 +249,11 @@ class Alerter:
 
     def release(self) -> None:
         """Show the toasts held while a screen that holds them was on top."""
-        while self._held and not getattr(self.app.screen, "HOLDS_TOASTS", False):
+        while (
+            self._held
+            and (top := self._top()) is not None
+            and not getattr(top, "HOLDS_TOASTS", False)
+        ):
             self._toast(self._held.popleft())
 
     def hold_shown(self) -> None:

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from textual.app import ScreenStackError
 
 from ito_tui.alerting.ledger import SentLedger
 from ito_tui.alerting.model import Alert
@@ -260,3 +261,35 @@ def test_only_the_runs_the_settings_name_alert(clock: list[float]) -> None:
     assert alerter.alert(slo(1, "run_b")) is False  # its pipeline on screen or not
     assert alerter.alert(slo(2, "run_a")) is True
     assert [a.run_id for a in alerter.sent] == ["run_a"] and app.bells == 1
+
+
+class ClosingApp(FakeApp):
+    """A FakeApp whose screens are gone (it is closing), as Textual says it."""
+
+    closing = False
+
+    @property  # type: ignore[override]
+    def screen(self) -> Any:
+        if self.closing:
+            raise ScreenStackError("No screens on stack")
+        return SimpleNamespace()
+
+    @screen.setter
+    def screen(self, value: Any) -> None:
+        pass
+
+
+def test_a_summary_due_while_the_app_closes_is_dropped_not_raised(clock: list[float]) -> None:
+    app: Any = ClosingApp()
+    alerter = Alerter(app)
+    for i in range(3):
+        clock[0] = 1000.0 + i * 0.1
+        alerter.alert(SLO)
+    assert len(app.toasts) == 1 and len(app.timers) == 1  # the burst's summary is due
+    app.closing = True
+    clock[0] = 1000.0 + COALESCE_S
+    app.fire()  # the timer fires after the last screen went: it must not fail the app
+    assert len(app.toasts) == 1 and app.bells == 1
+    alerter.release()
+    alerter.alert(BUDGET)  # nor does an alert raised then
+    assert len(app.toasts) == 1 and [a.kind for a in alerter.sent][-1] == "budget"
