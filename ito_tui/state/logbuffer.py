@@ -15,10 +15,10 @@ backend text. Lines are deduplicated by seq: a replay after a reconnect adds
 nothing. Pure and synchronous: no textual, no I/O.
 
 The held lines are plain tuples (a `ShownLine` is made when one is read): a tuple of
-ints, strings and datetimes is untracked by the cyclic garbage collector, so 20,000
-held lines are not walked by every full collection. In a 12,000 lines/s flood a
-`NamedTuple` each made the full collections (every ~2.5 s, ~125 ms each: a key pressed
-then waited) about 5 % of the app's wall time (bench 18.13, `gc.callbacks`).
+ints, strings and datetimes is untracked by the cyclic garbage collector, so the held
+lines are not walked by every full collection. (What made full collections frequent in a
+12,000 lines/s flood was Textual's strips, see `ito_tui/startup.py`; a `NamedTuple` a
+line added ~17,000 objects to each one's walk, bench 18.13, `gc.get_objects`.)
 """
 
 from __future__ import annotations
@@ -122,8 +122,6 @@ _LEVEL: Final = 4
 _TEXT: Final = 6
 _SIM_TS: Final = 8
 _MARKER: Final = 10
-
-
 _EVICTED: _Row = (0, _EPOCH, None, None, "", "", "", False, None, None, True)
 """What an evicted line's slot holds until the list is compacted."""
 

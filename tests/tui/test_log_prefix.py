@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from ito_tui.state.logbuffer import ShownLine
-from ito_tui.tui.widgets.log_view import prefix_of
+from ito_tui.tui.widgets.log_rows import prefix_of
 
 AT = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

@@ -10,7 +10,8 @@ from textual.app import App, ComposeResult
 
 from ito_tui.state.logbuffer import ShownLine
 from ito_tui.tui.themes import app_variable_defaults
-from ito_tui.tui.widgets.log_view import LogView, prefix_of
+from ito_tui.tui.widgets.log_rows import prefix_of
+from ito_tui.tui.widgets.log_view import LogView
 
 AT = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 TEXTS = [

@@ -12,7 +12,7 @@ the wheel or the scrollbar), then says so (`on_follow`, called at once: a messag
 bubbling to the pane reached the screen a frame after the rows, and the caption
 "following" showed ~33 ms after End); End, or scrolling back down to the newest line,
 follows again. Every text is already inert
-(`textsafe.log_text` in the buffer) and drawn as `Text`, never markup.
+(`textsafe.log_text` in the buffer) and drawn as segments (`log_rows`), never markup.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -32,17 +31,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ito_tui.tui.widgets.log_rows import row_segments, search_spans
+
 if TYPE_CHECKING:
     from ito_tui.state.logbuffer import ShownLine
 
-__all__ = ["SOURCE_FROM", "LineSource", "LogView", "prefix_of"]
+__all__ = ["LineSource", "LogView"]
 
-SOURCE_FROM = 60
-"""Widget width from which a row also names the line's source (`nccl`, `torchft`)."""
-NODE_FROM = 110
-"""Widget width from which a row also names the line's node."""
-LEVEL_MARKS = {"debug": "D", "info": "I", "warning": "W", "error": "E", "critical": "C"}
-"""One letter per level beside the colour, so a level reads without colour too."""
 COLUMNS_STEP = 8
 """Columns left/right scroll a long line by."""
 CONTEXT_ROWS = 3
@@ -55,25 +50,6 @@ class LineSource(Protocol):
     def __len__(self) -> int: ...
 
     def line(self, i: int) -> ShownLine: ...
-
-
-RANK_WIDTH = 5
-"""`r1023`: the ranks of 128 nodes of 8 GPUs (up to 9,999) keep the rows aligned."""
-
-
-def prefix_of(line: ShownLine, width: int) -> str:
-    """A row's prefix: time (UTC, the run's clock: `sim_ts` in a demo), rank, level letter;
-    the source and node where they fit."""
-    rank = "" if line.rank is None else f"r{line.rank}"
-    if len(rank) > RANK_WIDTH:  # a wrong rank must not push the text out of its column
-        rank = rank[: RANK_WIDTH - 1] + "…"
-    level = LEVEL_MARKS.get(line.level, "?")
-    prefix = f"{line.at:%H:%M:%S} {rank:>{RANK_WIDTH}} {level} "
-    if width >= SOURCE_FROM:
-        prefix += f"{line.source[:10]:<10} "
-    if width >= NODE_FROM:
-        prefix += f"{(line.node or '')[:16]:<16} "
-    return prefix
 
 
 class LogView(ScrollView, can_focus=True):
@@ -328,79 +304,29 @@ class LogView(ScrollView, can_focus=True):
             return strip  # already the row's width: no second strip for the crop
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
-    def _spans(self, text: str) -> list[tuple[int, int]]:
-        """Where the search matches `text` (start, end), in order, not overlapping."""
-        if self.pattern is not None:
-            return [m.span() for m in self.pattern.finditer(text) if m.end() > m.start()]
-        needle = self.needle.casefold()
-        if not needle:
-            return []
-        folded, spans = text.casefold(), []
-        at = folded.find(needle)
-        # casefold keeps lengths for the texts a log holds; a length change (ß -> ss)
-        # only moves the highlight (clamped to the text), never the text.
-        while at >= 0:
-            spans.append((min(at, len(text)), min(at + len(needle), len(text))))
-            at = folded.find(needle, at + len(needle))
-        return spans
-
     def _strip(self, line: ShownLine, current: bool, width: int) -> Strip:
-        """One row as segments built here, padded to `width` when shorter.
-
-        Built directly, not through `rich.text.Text`: its `append` scans every text for
-        control codes again (the buffer made them inert already) and `render` splits
-        and joins spans; in a 12,000 lines/s flood the two were a quarter of the
-        screen update's time (py-spy, bench 18.13)."""
-        part = self._part
+        """One row (`log_rows.row_segments`), padded to `width` when shorter."""
         base = self._base()
-        extra = part("logview--current") if current else None
+        extra = self._part("logview--current") if current else None
 
-        def styled(name: str | None, match: bool = False) -> Style:
+        def styled(name: str | None, match: bool) -> Style:
             key = f"{name}|{match}|{current}"
             style = self._styles.get(key)
             if style is None:
-                style = base + part(name) if name else base
+                style = base + self._part(name) if name else base
                 if match:
-                    style += part("logview--match")
+                    style += self._part("logview--match")
                 if extra is not None:
                     style += extra
                 self._styles[key] = style
             return style
 
-        prefix = prefix_of(line, width)
-        body = _BODY.get(line.level)
-        text = line.text
-        segments = [Segment(prefix, styled("logview--prefix"))]
-        spans = self._spans(text) if (self.pattern is not None or self.needle) else []
-        if spans:
-            plain, hit = styled(body), styled(body, match=True)
-            at = 0
-            for begin, end in spans:
-                if begin > at:
-                    segments.append(Segment(text[at:begin], plain))
-                if end > begin:
-                    segments.append(Segment(text[begin:end], hit))
-                at = max(at, end)
-            if at < len(text):
-                segments.append(Segment(text[at:], plain))
-        elif text:
-            segments.append(Segment(text, styled(body)))
-        if line.cut:
-            segments.append(Segment(" ✂ cut", styled("logview--prefix")))
-        length = cell_len(prefix) + cell_len(text) + (6 if line.cut else 0)
+        spans = search_spans(line.text, self.needle, self.pattern)
+        segments, length = row_segments(line, width, spans, styled)
         if length > self._width:
             self._width = length
         if length < width:
             # The widget's own colours to the row's end (the reverse bar of the marked line).
-            segments.append(Segment(" " * (width - length), styled(None)))
+            segments.append(Segment(" " * (width - length), styled(None, False)))
             return Strip(segments, width)
         return Strip(segments, length)
-
-
-_BODY = {
-    "debug": "logview--debug",
-    "warning": "logview--warning",
-    "error": "logview--error",
-    "critical": "logview--error",
-}
-"""The style of a line's text by its level (info and unknown levels: the widget's own)."""
