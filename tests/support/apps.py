@@ -104,3 +104,12 @@ async def settle_quiet(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     pilot.app.clear_notifications()
     await pilot.pause()
+
+
+def record_alerts(app: ItoApp) -> tuple[list[str | None], list[None]]:
+    """The toasts' titles and the bells `app` will raise, recorded instead of shown."""
+    toasts: list[str | None] = []
+    bells: list[None] = []
+    app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
+    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+    return toasts, bells

@@ -12,7 +12,7 @@ from ito_tui.contract import make_event
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.widgets.fleet_table import FleetTable
 from ito_tui.tui.widgets.nodes_pane import MISSING_TEXT, NodesPane
-from tests.support.apps import settle, snapshot_app
+from tests.support.apps import record_alerts, settle, snapshot_app
 from tests.support.caps import capabilities
 
 from .nodes_fakes import fleet, host
@@ -164,10 +164,7 @@ async def test_on_the_nodes_tab_a_nodes_alert_rings_but_needs_no_toast(
 ) -> None:
     client = QueueClient(script=pretrain_script().events, fleet_model=fleet(straggler=2))
     app = snapshot_app(client, now=NOW, start=RUN_ID)
-    toasts: list[str | None] = []
-    bells: list[None] = []
-    app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
-    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+    toasts, bells = record_alerts(app)
     async with app.run_test(size=(80, 24)) as pilot:
         screen, pane, _ = await open_nodes(pilot)
         await wait_for(pilot, lambda: pane.view is not None, what="the fleet")

@@ -31,7 +31,7 @@ from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import summary_value
 from ito_tui.tui.widgets.stages import StageList
-from tests.support.apps import settle, snapshot_app
+from tests.support.apps import record_alerts, settle, snapshot_app
 from tests.support.waiting import wait_for
 
 from .pipeline_fakes import (
@@ -219,10 +219,7 @@ async def test_text_typed_on_a_button_becomes_the_comment_sent_with_the_decision
 async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_closes() -> None:
     client = FakeRunClient(script=pretrain_script(spike=True).events)
     app = snapshot_app(client, now=NOW, start=RUN_ID)
-    toasts: list[str | None] = []
-    bells: list[None] = []
-    app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
-    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+    toasts, bells = record_alerts(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ProposalModal)
