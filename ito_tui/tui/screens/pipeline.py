@@ -253,12 +253,12 @@ class PipelineScreen(RunActions, RunLending):
         alerter = self.alerter
         if alert is not None and alerter is not None:
             # A proposal's modal, opened just now, is its notice: a toast would cover it.
-            # So is the Nodes tab on display for a node's alert: its row goes to the top,
-            # marked, as the toast would say (and the toast's coming and going repainted
-            # the table's scrollbar three times, ~5 KB at each straggler, bench 18.15).
-            # The bell, the title and the event log still say it.
+            # So is the Nodes tab on display, this screen on top, for a node's alert: its
+            # row goes to the top, marked, as the toast would say (and the toast's coming
+            # and going repainted the table's scrollbar three times, ~5 KB at each
+            # straggler, bench 18.15). The bell, the title and the event log still say it.
             # The app's watcher may have sent this one already: the router sends it once.
-            shown = alert.kind in FLEET_ALERTS and self._fleet.showing
+            shown = alert.kind in FLEET_ALERTS and self.is_active and self._fleet.showing
             alerter.alert(alert, toast=not (opened or shown))
 
     def backfilled(self, changes: Changes) -> None:
