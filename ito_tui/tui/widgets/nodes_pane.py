@@ -159,7 +159,7 @@ class NodesPane(Widget, can_focus=True):
         """What each line box shows (`_set`)."""
         self.showing = False
         """Whether the tab is on display (a node's alert then needs no toast: see
-        `PipelineScreen.event_applied`)."""
+        `PipelineScreen.applied`)."""
 
     def compose(self) -> ComposeResult:
         self._status_box = Static("fetching the fleet …", id="fleet-status", markup=False)
