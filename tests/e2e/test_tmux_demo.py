@@ -49,24 +49,37 @@ def keys(pane: TmuxPane, *names: str) -> None:
         time.sleep(KEY_GAP_S)
 
 
-def showcase_run(tmp_path: Path, speed: str, *, width: int = 80, height: int = 24) -> TmuxPane:
-    """`ito-tui demo --scenario showcase` in a tmux pane, a run submitted on its first
-    booking by keys (8B, fineweb-edu, $30,000), the run screen opening."""
+def showcase_pane(
+    tmp_path: Path, speed: str, *, width: int = 80, height: int = 24
+) -> tuple[TmuxPane, dict[str, str]]:
+    """`ito-tui demo --scenario showcase` started in a tmux pane, and its environment."""
     env = isolated_env(tmp_path)
     pane_env = {k: env[k] for k in env if k in {"HOME", "TMPDIR", "LANG"} or k.startswith("XDG_")}
     command = [str(ITO_TUI), "demo", "--scenario", "showcase", "--speed", speed]
-    pane = TmuxPane(command, width=width, height=height, env=pane_env).start()
+    return TmuxPane(command, width=width, height=height, env=pane_env).start(), env
+
+
+def fill_the_spec(pane: TmuxPane) -> None:
+    """On the booking picker: pick the highlighted (first ready) booking and fill its form
+    by keys (Model size 8B, fineweb-edu, $30,000) until the pre-flight passes."""
+    keys(pane, "Enter")
+    pane.wait_for("Model size")
+    time.sleep(0.5)
+    keys(pane, "Tab")
+    pane.type("catalog://fineweb-edu@1.3")
+    time.sleep(KEY_GAP_S)
+    keys(pane, "Tab", "Tab", "Tab")  # Data kind, Target: keep the defaults
+    pane.type("30000")
+    pane.wait_for("Pre-flight passed", timeout=20)
+
+
+def showcase_run(tmp_path: Path, speed: str, *, width: int = 80, height: int = 24) -> TmuxPane:
+    """`ito-tui demo --scenario showcase` in a tmux pane, a run submitted on its first
+    booking by keys (8B, fineweb-edu, $30,000), the run screen opening."""
+    pane, _ = showcase_pane(tmp_path, speed, width=width, height=height)
     try:
         pane.wait_for("bk_h100_8n_eth", timeout=30)
-        keys(pane, "Enter")
-        pane.wait_for("Model size")
-        time.sleep(0.5)
-        keys(pane, "Tab")
-        pane.type("catalog://fineweb-edu@1.3")
-        time.sleep(KEY_GAP_S)
-        keys(pane, "Tab", "Tab", "Tab")
-        pane.type("30000")
-        pane.wait_for("Pre-flight passed", timeout=20)
+        fill_the_spec(pane)
         keys(pane, "C-g")
         pane.wait_for("Submit this training run?")
         keys(pane, "Enter")
@@ -95,10 +108,7 @@ def title_progress(pane: TmuxPane, until: str, timeout: float = 30.0) -> list[st
 def test_showcase_from_booking_to_completed_run_in_tmux(
     tmp_path: Path, width: int, height: int
 ) -> None:
-    env = isolated_env(tmp_path)
-    pane_env = {k: env[k] for k in env if k in {"HOME", "TMPDIR", "LANG"} or k.startswith("XDG_")}
-    command = [str(ITO_TUI), "demo", "--scenario", "showcase", "--speed", SPEED]
-    pane = TmuxPane(command, width=width, height=height, env=pane_env).start()
+    pane, env = showcase_pane(tmp_path, SPEED, width=width, height=height)
     try:
         # tmux runs with no config (-f /dev/null): its default prefix is in force.
         assert pane.tmux("show-options", "-gv", "prefix").strip() == "C-b"
@@ -116,15 +126,7 @@ def test_showcase_from_booking_to_completed_run_in_tmux(
         assert b"ito_tui.desk_sim" in sim_cmdline and b"127.0.0.1" in sim_cmdline
 
         # Pick the highlighted (first ready) booking: the form opens on Model size, "8B".
-        keys(pane, "Enter")
-        pane.wait_for("Model size")
-        time.sleep(0.5)
-        keys(pane, "Tab")
-        pane.type("catalog://fineweb-edu@1.3")
-        time.sleep(KEY_GAP_S)
-        keys(pane, "Tab", "Tab", "Tab")  # Data kind, Target: keep the defaults
-        pane.type("30000")
-        pane.wait_for("Pre-flight passed", timeout=20)
+        fill_the_spec(pane)
 
         # Submit: ctrl+g opens the confirmation, Enter confirms (its default button).
         keys(pane, "C-g")
