@@ -243,6 +243,16 @@ def gate_result_text(r: GateResult, *, verdict: bool = False) -> str:
     return text + (" pass" if r.passed else " FAIL") if verdict else text
 
 
+_MISSED_BY = {">=": "short by", ">": "short by", "<=": "over by", "<": "over by"}
+
+
+def gate_miss_text(r: GateResult) -> str:
+    """`gsm8k acc 0.31 (needs >= 0.4): short by 0.09`: a failing benchmark and by how much
+    (`watch`'s words for the same miss)."""
+    gap = general(abs(r.value - r.threshold), 3)
+    return f"{gate_result_text(r)}: {_MISSED_BY.get(str(r.comparator), 'off by')} {gap}"
+
+
 def booking_state(status: object, active_run_id: str | None, *, run: bool = True) -> str:
     """A booking as the picker, the palette and the CLI call it: `ready` (completed, no
     run on it), `busy run_…` (a run holds it; `busy` without `run`), else its own status
