@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ito_tui.contract import PROBLEM_CONTENT_TYPE
 
 from .config import SERVER_VERSION, SimConfig
+from .history import seed_history
 from .openapi import install_openapi
 from .problems import ApiError, problem_response, render
 from .routes_desk import router as desk_router
@@ -101,6 +102,8 @@ def create_app(config: SimConfig) -> FastAPI:
         # its OpenAPI document) touches no database.
         desk = Desk(config)
         app.state.desk = desk
+        if config.history is not None:
+            seed_history(desk, config.history)  # played to its end before we listen
         await desk.start()
         try:
             yield

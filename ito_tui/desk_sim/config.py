@@ -64,6 +64,8 @@ class SimConfig:
     """How long (simulated seconds) a proposal stays pending before it expires (rejects)."""
     preflight_delay_s: float = 0.0
     """Wall seconds a run creation takes before it answers (tests use it to race keys)."""
+    history: str | None = None
+    """A scenario: an empty store starts with one finished run of it (`history.py`)."""
 
     @staticmethod
     def tokens_from_env(value: str | None = None) -> dict[str, str]:

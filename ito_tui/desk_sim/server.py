@@ -56,6 +56,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="simulated seconds before a pending proposal expires",
     )
     parser.add_argument(
+        "--history",
+        choices=SCENARIOS,
+        default=None,
+        help="start an empty store with one finished run of this scenario (the demo's "
+        "previous run to compare with)",
+    )
+    parser.add_argument(
         "--parent-pipe",
         type=int,
         default=None,
@@ -100,6 +107,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         log_line_bytes=args.log_line_bytes,
         approval_speed=args.approval_speed or None,
         proposal_ttl_s=args.proposal_ttl,
+        history=args.history,
     )
 
 

@@ -89,6 +89,8 @@ class SimulatorChild:
             "--db", str(self.workdir / "desk.sqlite3"),
             "--scenario", self.scenario, "--speed", f"{self.speed:g}",
             "--approval-speed", f"{min(self.speed, DEMO_APPROVAL_SPEED):g}",
+            # A finished run on another booking: the "previous happy run" to compare with.
+            "--history", "happy",
         ]  # fmt: skip
         # The child stops at the pipe's EOF, which comes when the last write end closes:
         # the write end stays ours alone (os.pipe fds are close-on-exec, so neither the

@@ -1,0 +1,76 @@
+"""A finished run the desk already holds when it starts (`--history happy`): the demo's
+"previous run" to compare the new one with.
+
+It runs the same code path as `POST /v1/runs` (the planner's pre-flight, `Engine.create`)
+on a booking other than the one the demo's operator picks first, then plays the run to
+its end at once, before the server listens: the runs list shows it completed from the
+first screen. Only on an empty store, so a restarted desk does not add a second.
+"""
+
+from __future__ import annotations
+
+import secrets
+from decimal import Decimal
+
+from ito_tui.contract import PostTraining, SimOptions, TrainingSpec, now_utc
+
+from .engine import Engine
+from .routes_desk import preflight
+from .runtime import Desk
+
+__all__ = ["HISTORY_BOOKING", "history_spec", "seed_history"]
+
+HISTORY_BOOKING = "bk_h100_4n_ib"
+"""The planner's worked example (8B on 4x8 H100, infiniband); the demo's operator picks
+the booking that ends soonest (`bk_h100_8n_eth`), so this one stays free."""
+HISTORY_SPEED = 1e9
+"""Simulated seconds per wall second while the history is played (all of it at once)."""
+
+
+def history_spec(scenario: str) -> TrainingSpec:
+    """The reference spec of the demo (8B on fineweb-edu, $30,000, SFT and DPO)."""
+    return TrainingSpec(
+        booking_id=HISTORY_BOOKING,
+        model_size="8B",
+        data_ref="catalog://fineweb-edu@1.3",
+        target_capability="general-chat",
+        budget_usd=Decimal("30000"),
+        post_training=PostTraining.dpo,
+        sim=SimOptions(scenario=scenario),
+    )
+
+
+def seed_history(desk: Desk, scenario: str) -> str | None:
+    """Add one finished run of `scenario` to an empty store; its id (None: not added)."""
+    if desk.store.list_runs(state=None, booking_id=None, after=None, limit=1):
+        return None
+    spec = history_spec(scenario)
+    booking = desk.booking(spec.booking_id)
+    if booking is None:
+        return None
+    estimate = preflight(desk, spec, booking)
+    if estimate.refusals:
+        return None
+    operator = next(iter(desk.config.tokens.values()), "operator")
+    now = now_utc()
+    engine = Engine.create(
+        run_id="run_" + secrets.token_hex(6),
+        spec=spec,
+        booking=booking,
+        estimate=estimate,
+        operator=operator,
+        scenario=scenario,
+        seed=desk.config.seed,
+        speed=HISTORY_SPEED,
+        approval_speed=None,
+        ttl_s=desk.config.proposal_ttl_s,
+        now=now,
+    )
+    run_id = str(engine.run["run_id"])
+    desk.commit(engine, operator=operator)
+    for _ in range(1_000):  # a happy run ends in a few dozen advances
+        if engine.done:
+            break
+        engine.advance(float(engine.s["clock"]) + 30 * 86400.0, now_utc())
+        desk.commit(engine)
+    return run_id
