@@ -12,6 +12,11 @@ Each chart is as many rows high as the CSS says for the component class
 `chart-stack--chart` (`PipelineScreen.-tall ChartStack > .chart-stack--chart { height: 3;
 }`), so sizes stay in the stylesheets; the rows of one chart are those
 `sparkline.chart_lines` draws, in the `sparkline--…` styles, as `TextSparkline` does.
+
+One chart is highlighted (`highlighted`; up/down move it while the stack has focus, its
+label drawn in `chart-stack--highlight`, which shows only under `:focus`); Enter or a click
+on a chart posts `Open(key)` (the run screen opens the inspector on it). Moving the
+highlight repaints the two labels it leaves and reaches, nothing else.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Iterable, Mapping
 
 from rich.style import Style
 from textual import events
+from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
@@ -38,6 +44,7 @@ from .sparkline import (
 )
 
 _ROWS_CLASS = "chart-stack--chart"
+_HIGHLIGHT_CLASS = "chart-stack--highlight"
 
 
 class ChartStack(Widget):
@@ -52,9 +59,12 @@ class ChartStack(Widget):
     ChartStack > .sparkline--nonfinite { color: $error; text-style: bold; }
     ChartStack > .sparkline--marker { color: $foreground; text-style: bold; }
     ChartStack > .sparkline--fault { color: $error; text-style: bold; }
+    ChartStack > .chart-stack--highlight { }
+    ChartStack:focus > .chart-stack--highlight { text-style: reverse bold; }
     """
     COMPONENT_CLASSES = {
         _ROWS_CLASS,
+        _HIGHLIGHT_CLASS,
         "sparkline--chart",
         "sparkline--label",
         "sparkline--value",
@@ -62,6 +72,46 @@ class ChartStack(Widget):
         "sparkline--marker",
         "sparkline--fault",
     }
+
+    can_focus = True
+
+    BINDINGS = [
+        Binding(
+            "up",
+            "highlight(-1)",
+            "Chart up",
+            id="charts.up",
+            tooltip="Highlight the chart above",
+            show=False,
+        ),
+        Binding(
+            "down",
+            "highlight(1)",
+            "Chart down",
+            id="charts.down",
+            tooltip="Highlight the chart below",
+            show=False,
+        ),
+        Binding(
+            "enter",
+            "open",
+            "Inspect",
+            id="charts.open",
+            tooltip="Open the highlighted chart full-screen (the inspector)",
+        ),
+    ]
+
+    class Open(Message):
+        """Open chart `key` full-screen (Enter or a click on it)."""
+
+        def __init__(self, stack: ChartStack, key: str) -> None:
+            super().__init__()
+            self.stack = stack
+            self.key = key
+
+        @property
+        def control(self) -> ChartStack:
+            return self.stack
 
     class Resized(Message):
         """The charts' width in columns changed: their views should be computed again."""
@@ -96,6 +146,53 @@ class ChartStack(Widget):
         self._pass = False
         """In a `render_lines` pass: `_base` is kept for its rows."""
         self._base: Style | None = None
+        self._highlighted = 0
+        self._highlight: tuple[object, Style] = (None, Style())
+
+    @property
+    def highlighted(self) -> str | None:
+        """The key of the highlighted chart (None: no charts)."""
+        keys = self._keys
+        return keys[min(self._highlighted, len(keys) - 1)] if keys else None
+
+    def highlight(self, key: str) -> None:
+        """Highlight chart `key` (and scroll it into view); an unknown key is ignored."""
+        if key in self._keys:
+            self._move_to(self._keys.index(key))
+
+    def action_highlight(self, by: int) -> None:
+        if self._keys:
+            self._move_to(max(0, min(len(self._keys) - 1, self._highlighted + by)))
+
+    def action_open(self) -> None:
+        key = self.highlighted
+        if key is not None:
+            self.post_message(self.Open(self, key))
+
+    def on_click(self, event: events.Click) -> None:
+        index = event.y // self.rows_per_chart()
+        if 0 <= index < len(self._keys):
+            self._move_to(index)
+            self.post_message(self.Open(self, self._keys[index]))
+
+    def _highlight_style(self, label: Style) -> Style:
+        # A CSS lookup, kept while the label's style, the theme and the focus hold.
+        key = (label, self.app.theme, self.has_focus)
+        if self._highlight[0] != key:
+            style = label + self.get_component_rich_style(_HIGHLIGHT_CLASS, partial=True)
+            self._highlight = (key, style)
+        return self._highlight[1]
+
+    def _move_to(self, index: int) -> None:
+        old, rows = min(self._highlighted, max(0, len(self._keys) - 1)), self.rows_per_chart()
+        self._highlighted = index
+        if old != index and self.is_mounted:
+            # Only the labels change: the two charts' label columns.
+            self.refresh(*(Region(0, i * rows, LABEL_WIDTH, rows) for i in (old, index)))
+        parent = self.parent
+        if self.is_mounted and isinstance(parent, Widget) and parent.is_scrollable:
+            region = Region(0, index * rows, self.size.width, rows)
+            parent.scroll_to_region(region.translate(self.virtual_region.offset), animate=False)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -227,4 +324,7 @@ class ChartStack(Widget):
         if index >= len(self._keys):
             return Strip.blank(width, base)
         text = self._lines(self._keys[index], Size(width, rows))
-        return chart_strip(text[row], row, chart_width(width), self._styles.over(base))
+        styles = self._styles.over(base)
+        if index == min(self._highlighted, len(self._keys) - 1):
+            styles = (self._highlight_style(styles[0]), *styles[1:])
+        return chart_strip(text[row], row, chart_width(width), styles)
