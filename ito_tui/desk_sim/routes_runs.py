@@ -207,14 +207,31 @@ async def telemetry(
         list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None,
         Query(description="An open metric's name (repeatable): items carry only these."),
     ] = None,
+    from_step: Annotated[
+        int | None,
+        Query(ge=0, le=2**53, description="Only samples with step >= this (inclusive)."),
+    ] = None,
+    to_step: Annotated[
+        int | None,
+        Query(ge=0, le=2**53, description="Only samples with step <= this (inclusive)."),
+    ] = None,
 ) -> Response:
     """Samples after `since_seq`; with `max_points`, min/max-preserving downsampling.
 
     Without `max_points` at most 1000 raw samples come back; pass `next_since_seq`
     to get the next ones. With `metric=` (repeatable, at most 16) each item's `metrics`
     holds only those names, and downsampling keeps each one's min and max per bucket
-    and the last sample too.
+    and the last sample too. `from_step`/`to_step` (inclusive, each optional; `to_step`
+    below `from_step` is a 400 `request.invalid`) keep only the samples of those steps,
+    before paging and downsampling (which then buckets that range): a rewound run's
+    repeated steps give two samples per step there, both kept, in seq order.
     """
+    if from_step is not None and to_step is not None and to_step < from_step:
+        raise ApiError(
+            "request.invalid",
+            f"to_step {to_step} is below from_step {from_step}",
+            errors=[{"loc": ["query", "to_step"], "msg": "must be at least from_step"}],
+        )
     if desk.snapshot(run_id) is None:
         raise ApiError("run.not_found", f"no run {run_id}")
     names = metric or []
@@ -224,7 +241,8 @@ async def telemetry(
             f"at most {MAX_METRICS} metric= names per request ({len(set(names))} asked)",
             errors=[{"loc": ["query", "metric"], "msg": f"at most {MAX_METRICS} names"}],
         )
-    bodies, nxt = telemetry_page(desk.store.conn, run_id, since_seq, max_points, names)
+    steps = (from_step, to_step)
+    bodies, nxt = telemetry_page(desk.store.conn, run_id, since_seq, max_points, names, steps)
     # Sample bodies are stored as validated JSON; splice them instead of re-encoding.
     content = '{"items":[' + ",".join(bodies) + '],"next_since_seq":' + json.dumps(nxt) + "}"
     return Response(content, media_type="application/json")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import trail
+from . import steps, trail
 from .dblock import exclusive, lock_path_of
 
 SCHEMA = """
@@ -107,10 +107,12 @@ class Store:
         # NORMAL in WAL mode survives a process kill (only power loss can drop a commit).
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA busy_timeout=5000")
-        self.conn.executescript(SCHEMA)
+        self.conn.executescript(SCHEMA + steps.SCHEMA)
         with self.tx():
             trail.prepare(self.conn)
         self._backfill_superblocks()
+        with self.tx():
+            steps.backfill_segments(self.conn)
 
     def close(self) -> None:
         self.conn.close()
@@ -237,6 +239,7 @@ class Store:
         )
         for size, table in BLOCK_TABLES:
             self._fold_blocks(table, run_id, size, [(i, loss) for i, _s, loss, _b in samples])
+        steps.note_segments(self.conn, run_id, min(i for i, _s, _l, _b in samples))
 
     def _fold_blocks(
         self, table: str, run_id: str, size: int, points: list[tuple[int, float]]
