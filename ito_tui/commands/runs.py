@@ -17,7 +17,7 @@ from .context import CommandError, Context
 from .exitcodes import ExitCode
 from .follow import UNTIL_CHOICES
 from .ids import complete_ids
-from .output import confirm, interactive, safe, schema_help
+from .output import confirm, interactive, safe, schema_help, to_jsonable
 from .render import render_run, spend_text, state_text
 
 if TYPE_CHECKING:
@@ -60,14 +60,19 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         formatter_class=fmt,
         help="one run's state, stages, gates and spend",
         description="Show a run snapshot: state, stages with progress and gates, spend, "
-        "pending proposals and failure.",
+        "pending proposals and failure; once the run has ended, its summary: final loss per "
+        "stage, gates, wall time, GPU-hours and cost against the estimate's p50/p90, "
+        "interruptions and lost steps, rollbacks (a fact the backend did not send is —).",
         epilog="examples:\n  ito-tui status run_123\n  ito-tui status run_123 --json",
     )
     complete_ids(p.add_argument("run", metavar="RUN"), "runs")
     p.add_argument(
         "--json",
         action="store_true",
-        help=schema_help("print the Run as JSON", "Run"),
+        help=schema_help(
+            "print the Run as JSON, with a `summary` member once it has ended (null before)",
+            "Run",
+        ),
     )
     p.set_defaults(handler=cmd_status)
 
@@ -222,12 +227,21 @@ def cmd_status(ctx: Context) -> int:
     """Print one run snapshot."""
 
     async def body() -> int:
+        from .summary import fetch_run_end, render_summary
+
         async with ctx.client() as client:
             run = await client.run(ctx.args.run)
+            end = await fetch_run_end(client, run)
         if ctx.args.json:
-            ctx.out.json(run)
+            from ito_tui.state.summary_text import summary_json
+
+            doc = to_jsonable(run)
+            doc["summary"] = None if end is None else summary_json(end)
+            ctx.out.json(doc)
         else:
             render_run(ctx.out, run)
+            if end is not None:
+                render_summary(ctx.out, end)
         return 0
 
     return ctx.run(body)

@@ -26,7 +26,7 @@ from .render import render_estimate
 
 if TYPE_CHECKING:
     from ito_tui.client import ItoClient
-    from ito_tui.contract import Booking, Capabilities, TrainingSpec
+    from ito_tui.contract import Booking, Capabilities, TrainingSpec, TrainingSpecEcho
 
 SPEC_EXAMPLE = (
     "--booking bk_123 --model-size 8B --data catalog://fineweb-edu@1.3 \\\n"
@@ -47,6 +47,16 @@ def _money_arg(text: str) -> Decimal:
 def _spec_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("training spec (the seed's flags)")
     complete_ids(
+        g.add_argument(
+            "--from",
+            dest="from_run",
+            metavar="RUN",
+            help="start from that run's spec (booking, data, model size, tokens, budget, …); "
+            "the flags given override its fields",
+        ),
+        "runs",
+    )
+    complete_ids(
         g.add_argument("--booking", metavar="ID", help="a completed booking id (see `bookings`)"),
         "bookings",
     )
@@ -54,8 +64,12 @@ def _spec_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--data", metavar="REF", help="s3://…, hf://org/ds@rev, catalog://name@ver")
     g.add_argument("--target", metavar="CAP", help="target capability, e.g. general")
     g.add_argument("--budget-usd", metavar="N", type=_money_arg, help="spend ceiling in USD")
-    g.add_argument("--post-training", choices=("sft", "dpo", "rlvr"), help="last phase")
-    g.add_argument("--data-kind", choices=("curated", "custom"), default="curated")
+    g.add_argument(
+        "--post-training",
+        choices=("sft", "dpo", "rlvr", "none"),
+        help="last phase (none: no post-training, e.g. over --from's)",
+    )
+    g.add_argument("--data-kind", choices=("curated", "custom"), help="default curated")
     g.add_argument("--tokens", metavar="N", type=int, help="target tokens (default 20 × params)")
     g.add_argument("--seq-len", metavar="N", type=int, help="sequence length (default 8192)")
     # Simulator-only knobs for demos and tests; sent only to a simulated backend.
@@ -91,6 +105,7 @@ def register(sub: Any, common: argparse.ArgumentParser, fmt: type[argparse.HelpF
         description="Estimate, confirm, then submit a training run. Asks for confirmation on "
         "a terminal; --yes for scripts (without a terminal it refuses unless --yes).",
         epilog=f"examples:\n  ito-tui train {SPEC_EXAMPLE} --yes --watch\n"
+        "  ito-tui train --from run_123 --budget-usd 40000    (run_123's spec, a new budget)\n"
         f"  RUN=$(ito-tui train {SPEC_EXAMPLE} --yes -q)\n"
         f"  ito-tui train {SPEC_EXAMPLE} --yes --watch --json | jq -r .type",
     )
@@ -143,8 +158,58 @@ async def completed_booking(client: ItoClient, booking_id: str | None) -> Bookin
     return booking
 
 
+SPEC_ARGS: dict[str, str] = {
+    "booking_id": "booking",
+    "model_size": "model_size",
+    "data_ref": "data",
+    "data_kind": "data_kind",
+    "target_capability": "target",
+    "budget_usd": "budget_usd",
+    "post_training": "post_training",
+    "target_tokens": "tokens",
+    "seq_len": "seq_len",
+}
+"""The argparse dest of each TrainingSpec field's flag (`describe.SPEC_FLAGS` names them)."""
+
+
+async def spec_base(ctx: Context, client: ItoClient) -> TrainingSpecEcho | None:
+    """`--from RUN`'s spec (a run that is not found: exit 11), or None without `--from`.
+
+    Its fields fill every flag not given, so the flags override the run's spec."""
+    a = ctx.args
+    if a.from_run is None:
+        return None
+    from ito_tui.client.errors import NotFound
+
+    try:
+        run = await client.run(a.from_run)
+    except NotFound:
+        raise CommandError(
+            f"--from: run {safe(a.from_run)} not found (see `ito-tui runs`)", ExitCode.NOT_FOUND
+        ) from None
+    base = run.spec
+    for field, dest in SPEC_ARGS.items():
+        if getattr(a, dest) is None:
+            value = getattr(base, field)
+            setattr(a, dest, value)
+    return base
+
+
+def free_booking_check(ctx: Context, booking: Booking, base: TrainingSpecEcho | None) -> None:
+    """With `--from` and no `--booking`, the run's booking must be free: else say so and
+    how to pick another, before any estimate (a busy booking would be refused anyway)."""
+    if base is None or ctx.args.booking != base.booking_id or not booking.active_run_id:
+        return
+    raise CommandError(
+        f"booking {safe(booking.booking_id)} of run {safe(ctx.args.from_run)} is busy with "
+        f"{safe(booking.active_run_id)}: pass --booking ID (see `ito-tui bookings`)",
+        ExitCode.USAGE,
+    )
+
+
 def build_spec(ctx: Context, caps: Capabilities) -> TrainingSpec:
-    """The TrainingSpec from the flags; sim knobs only for a simulated backend."""
+    """The TrainingSpec from the flags (and `--from`'s spec under them, `spec_base`); sim
+    knobs only for a simulated backend."""
     from pydantic import ValidationError
 
     from ito_tui.contract import SimOptions, TrainingSpec
@@ -179,10 +244,10 @@ def build_spec(ctx: Context, caps: Capabilities) -> TrainingSpec:
         "booking_id": a.booking,
         "model_size": a.model_size,
         "data_ref": a.data,
-        "data_kind": a.data_kind,
+        "data_kind": a.data_kind or "curated",
         "target_capability": a.target,
         "budget_usd": a.budget_usd,
-        "post_training": a.post_training,
+        "post_training": None if a.post_training == "none" else a.post_training,
         "target_tokens": a.tokens,
     }
     if a.seq_len is not None:
@@ -209,6 +274,7 @@ def cmd_estimate(ctx: Context) -> int:
         async with ctx.client() as client:
             caps = await client.capabilities()
             await client.require("estimates.create")
+            await spec_base(ctx, client)
             booking = await completed_booking(client, ctx.args.booking)
             spec = build_spec(ctx, caps)
             est = await client.estimate(spec)
@@ -236,9 +302,13 @@ def cmd_train(ctx: Context) -> int:
             caps = await client.capabilities()
             # Say "not implemented" before asking anything of the operator.
             await client.require("runs.create")
+            base = await spec_base(ctx, client)
             booking = await completed_booking(client, ctx.args.booking)
+            free_booking_check(ctx, booking, base)
             spec = build_spec(ctx, caps)
             _demo_banner(ctx, caps)
+            if base is not None and not ctx.args.quiet:
+                ctx.out.info(f"spec from {safe(ctx.args.from_run)}, with the flags given over it")
             # stdout carries the run id (or the Run) only: the estimate is for a person.
             quiet = ctx.args.quiet and ctx.args.yes
             if caps.has("estimates.create"):

@@ -143,6 +143,7 @@ def test_bash_completes_subcommands_options_and_choices(script, env) -> None:
         "sft",
         "dpo",
         "rlvr",
+        "none",
     ]
     assert "gate-fail" in bash_complete(path, env, "ito-tui", "demo", "--scenario", "")
     assert bash_complete(path, env, "ito-tui", "runs", "--state", "comp") == ["completed"]
@@ -152,7 +153,12 @@ def test_bash_completes_subcommands_options_and_choices(script, env) -> None:
 def test_fish_completes_options_and_choices(script, env) -> None:
     path = script("fish")
     assert "train" in fish_complete(path, env, "ito-tui tra")
-    assert fish_complete(path, env, "ito-tui train --post-training ") == ["sft", "dpo", "rlvr"]
+    assert fish_complete(path, env, "ito-tui train --post-training ") == [
+        "sft",
+        "dpo",
+        "rlvr",
+        "none",
+    ]
     assert "node-failure" in fish_complete(path, env, "ito-tui demo --scenario ")
     assert "--allow-writes" in fish_complete(path, env, "ito-tui check-backend --")
 

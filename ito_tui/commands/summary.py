@@ -1,0 +1,46 @@
+"""`status`'s run summary once a run has ended: the facts it needs beyond the snapshot,
+fetched, and the summary printed (`state/summary_text.py`'s rows, the run screen's too).
+
+Beyond the `Run`, a finished run's summary needs its proposals (its rollbacks) and its
+newest telemetry sample (the final loss of the stage it ended in): each is fetched only
+when the backend offers it; without it that fact is shown as missing (`—`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .output import Output
+
+if TYPE_CHECKING:
+    from ito_tui.client import ItoClient
+    from ito_tui.contract import Run
+    from ito_tui.state.summary import RunEnd
+
+LAST_SAMPLE_POINTS = 2
+"""`max_points` of the one telemetry page asked for: the range's newest sample is kept."""
+
+
+async def fetch_run_end(client: ItoClient, run: Run) -> RunEnd | None:
+    """The summary of `run` (None while it runs), with its proposals and newest sample
+    when the backend offers them."""
+    if not run.terminal:
+        return None
+    from ito_tui.state import RunState
+    from ito_tui.state.summary import run_end
+
+    caps = await client.capabilities()
+    proposals = await client.proposals(run.run_id) if caps.has("proposals.read") else None
+    sample = None
+    if caps.has("runs.telemetry"):
+        page = await client.telemetry(run.run_id, max_points=LAST_SAMPLE_POINTS)
+        sample = max(page.items, key=lambda s: s.seq, default=None)
+    return run_end(RunState.from_run(run), proposals=proposals, last_sample=sample)
+
+
+def render_summary(out: Output, end: RunEnd) -> None:
+    """The summary as `label  text` lines under a `summary` heading."""
+    from ito_tui.state.summary_text import summary_rows
+
+    out.line(out.style("summary", "bold") + "  (the run has ended; estimate beside it)")
+    out.pairs(summary_rows(end))
