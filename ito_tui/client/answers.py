@@ -26,6 +26,7 @@ __all__ = [
     "check_items",
     "check_newest_first",
     "check_same",
+    "in_steps",
     "rfc3339",
 ]
 
@@ -104,6 +105,27 @@ def after_seq(endpoint: str, seqs: Iterable[int], since_seq: int | None) -> None
             raise ProtocolError(
                 f"{endpoint}: item {index} has seq {seq}, asked for items after {since_seq}",
                 field=f"items.{index}.seq",
+                endpoint=endpoint,
+            )
+
+
+def in_steps(
+    endpoint: str, steps: Iterable[int], from_step: int | None, to_step: int | None
+) -> None:
+    """Items asked for a step range (`from_step`..`to_step`, inclusive, either open) all
+    lie in it: a backend that ignored the range answered another question."""
+    if from_step is None and to_step is None:
+        return
+    lo = -1 if from_step is None else from_step
+    hi = 2**63 if to_step is None else to_step
+    for index, step in enumerate(steps):
+        if not lo <= step <= hi:
+            shown = (
+                f"{'' if from_step is None else from_step}..{'' if to_step is None else to_step}"
+            )
+            raise ProtocolError(
+                f"{endpoint}: item {index} has step {step}, asked for steps {shown}",
+                field=f"items.{index}.step",
                 endpoint=endpoint,
             )
 

@@ -49,6 +49,7 @@ from .answers import (
     check_items,
     check_newest_first,
     check_same,
+    in_steps,
     rfc3339,
 )
 from .base import DEFAULT_USER_AGENT, ClientBase, new_key
@@ -125,14 +126,23 @@ class ItoClient(ClientBase):
         since_seq: int | None = None,
         max_points: int | None = None,
         metrics: Sequence[str] = (),
+        from_step: int | None = None,
+        to_step: int | None = None,
     ) -> TelemetryPage:
-        """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=&metric=…`: `metrics` names
-        the open metrics (`TelemetrySample.metrics`) to bring, each a `metric=`; a name not
-        asked for that a sample carries anyway is left out (`check-backend` names it)."""
+        """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=&metric=…&from_step=&to_step=`:
+        `metrics` names the open metrics (`TelemetrySample.metrics`) to bring, each a
+        `metric=`; a name not asked for that a sample carries anyway is left out
+        (`check-backend` names it). `from_step`/`to_step` (inclusive, either open) keep only
+        those steps, before paging and downsampling; an item outside them is a
+        ProtocolError naming the range (the backend ignored it)."""
         endpoint = "GET /v1/runs/{id}/telemetry"
         params: dict[str, Any] = {"since_seq": since_seq, "max_points": max_points}
         if metrics:
             params["metric"] = list(metrics)
+        if from_step is not None:
+            params["from_step"] = from_step
+        if to_step is not None:
+            params["to_step"] = to_step
         result: TelemetryPage = await self._get(
             adapters.TELEMETRY(),
             f"/v1/runs/{_seg(run_id)}/telemetry",
@@ -140,8 +150,10 @@ class ItoClient(ClientBase):
             "runs.telemetry",
             params,
         )
-        # Samples carry no run_id (API.md): what can be checked is that they follow since_seq.
+        # Samples carry no run_id (API.md): what can be checked is that they follow since_seq
+        # and lie in the step range asked for.
         after_seq(endpoint, (item.seq for item in result.items), since_seq)
+        in_steps(endpoint, (item.step for item in result.items), from_step, to_step)
         return only_metrics(result, metrics) if metrics else result
 
     async def log_page(

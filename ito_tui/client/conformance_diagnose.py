@@ -14,7 +14,10 @@ capabilities it offers (a capability it lists as not implemented is checked for 
 - `logs.invalid_query`: a level that is no level is refused (400/422 problem+json);
 - `fleet.schema` and `fleet.not_found`: the fleet is a Fleet with unique row keys,
   an unknown run's a 404 `run.not_found`;
-- `telemetry.metric`: `?metric=NAME` brings samples carrying that open metric only.
+- `telemetry.metric`: `?metric=NAME` brings samples carrying that open metric only;
+- `telemetry.range`: `?from_step=&to_step=` brings samples of those steps only (paged and
+  downsampled), a sample the run has there among them, and `to_step < from_step` is a 400
+  `request.invalid`.
 """
 
 from __future__ import annotations
@@ -95,6 +98,33 @@ async def diagnose_checks(
         await _fleet_checks(probe, report, run_id)
     if caps.has("runs.telemetry"):
         await run_check(report, "telemetry.metric", lambda: _metric_check(probe, run_id))
+        await run_check(report, "telemetry.range", lambda: _range_check(probe, run_id))
+
+
+async def _range_check(probe: Probe, run_id: str) -> str:
+    path = f"/v1/runs/{run_id}/telemetry"
+    answer = await probe.call("GET", path, params={"max_points": 20})
+    expect_status(answer, 200)
+    steps = sorted({item.step for item in expect_model(answer, TelemetryPage).items})
+    if len(steps) < 2:
+        raise SkipCheck("the run has fewer than two steps of telemetry")
+    lo, hi = steps[len(steps) // 3], steps[2 * len(steps) // 3]
+    counts = []
+    for extra in ({}, {"max_points": 10}):
+        answer = await probe.call("GET", path, params={"from_step": lo, "to_step": hi, **extra})
+        expect_status(answer, 200)
+        items = expect_model(answer, TelemetryPage).items
+        outside = next((item for item in items if not lo <= item.step <= hi), None)
+        if outside is not None:
+            raise CheckFailed(
+                f"from_step={lo}&to_step={hi} brought seq {outside.seq} at step {outside.step}"
+            )
+        if not items:
+            raise CheckFailed(f"from_step={lo}&to_step={hi} brought nothing; step {lo} exists")
+        counts.append(len(items))
+    answer = await probe.call("GET", path, params={"from_step": hi + 1, "to_step": lo})
+    expect_problem(answer, 400, "request.invalid")
+    return f"steps {lo}..{hi}: {counts[0]} samples, {counts[1]} at max_points=10; to<from 400"
 
 
 async def _metric_check(probe: Probe, run_id: str) -> str:

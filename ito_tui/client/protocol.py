@@ -101,6 +101,8 @@ class ItoApi(Protocol):
         since_seq: int | None = None,
         max_points: int | None = None,
         metrics: Sequence[str] = (),
+        from_step: int | None = None,
+        to_step: int | None = None,
     ) -> TelemetryPage: ...
 
     async def log_page(

@@ -66,6 +66,7 @@ COMMAND_MODULES: dict[str, str] = {
     "watch": "runs",
     "cancel": "runs",
     "logs": "logs",
+    "telemetry": "telemetry",
     "nodes": "nodes",
     "proposals": "proposals",
     "approve": "proposals",

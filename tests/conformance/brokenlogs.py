@@ -5,7 +5,8 @@ It offers `runs.logs` and `runs.fleet` and has one finished run whose log is lin
 id_off_by_one=True)`; the checks after the framing's need it right), a resume replays
 from the start (Last-Event-ID ignored), `level=` is ignored, a resume past the end
 answers 200 with nothing rather than 204, pages come newest first, a level that is no
-level is accepted, the fleet lists a node twice, and telemetry ignores `metric=`.
+level is accepted, the fleet lists a node twice, and telemetry ignores `metric=` and
+`from_step`/`to_step`.
 `check-backend` must name each.
 """
 
@@ -83,8 +84,10 @@ async def page(request: Request) -> JSONResponse:
 
 async def telemetry(request: Request) -> JSONResponse:
     metrics = {"grad_norm": 0.8, "lr": 0.0003}  # whatever metric= asked
-    item = {**pipeline_fakes.sample(1, 10, datetime(2026, 11, 29, tzinfo=UTC), 3.2)}
-    return _json({"items": [{**item, "metrics": metrics}], "next_since_seq": None})
+    at = datetime(2026, 11, 29, tzinfo=UTC)
+    # Steps 10, 20, 30 whatever from_step/to_step asked; a to_step below from_step is fine.
+    items = [pipeline_fakes.sample(k, 10 * k, at, 3.2) for k in (1, 2, 3)]
+    return _json({"items": [{**item, "metrics": metrics} for item in items]})
 
 
 async def fleet(request: Request) -> JSONResponse:

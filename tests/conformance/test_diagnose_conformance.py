@@ -23,6 +23,7 @@ CHECKS = (
     "fleet.schema",
     "fleet.not_found",
     "telemetry.metric",
+    "telemetry.range",
 )
 
 
@@ -59,6 +60,7 @@ async def test_a_backend_breaking_the_log_contract_is_named_check_by_check(
     assert "not 400 or 422" in failed["logs.invalid_query"]
     assert "b200-16n-ib-00 is listed twice" in failed["fleet.schema"]
     assert "metric=grad_norm brought samples carrying 'lr' too" in failed["telemetry.metric"]
+    assert "from_step=20&to_step=30 brought seq 1 at step 10" in failed["telemetry.range"]
 
 
 async def test_an_id_that_is_not_the_lines_seq_fails_the_framing(

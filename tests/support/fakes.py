@@ -138,6 +138,8 @@ class FakeClient:
     trail_reads: list[dict[str, Any]] = field(default_factory=list)
     telemetry_reads: list[str] = field(default_factory=list)
     metric_reads: list[tuple[str, ...]] = field(default_factory=list)
+    step_reads: list[tuple[int | None, int | None]] = field(default_factory=list)
+    """Each `telemetry` call's (from_step, to_step)."""
     log_reads: list[dict[str, Any]] = field(default_factory=list)
     """Each `logs` / `log_page` call: its `kind` ("stream" / "page") and arguments."""
     fleet_reads: list[str] = field(default_factory=list)
@@ -220,10 +222,13 @@ class FakeClient:
         since_seq: int | None = None,
         max_points: int | None = None,
         metrics: Sequence[str] = (),
+        from_step: int | None = None,
+        to_step: int | None = None,
     ) -> TelemetryPage:
         self._check()
         self.telemetry_reads.append(run_id)
         self.metric_reads.append(tuple(metrics))
+        self.step_reads.append((from_step, to_step))
         if run_id in self.samples:
             items = self.samples[run_id]
         else:
@@ -234,7 +239,13 @@ class FakeClient:
                 for e in self.script
                 if e.type == "telemetry" and e.seq <= upto
             ]
-        return TelemetryPage(items=[s for s in items if since_seq is None or s.seq > since_seq])
+        lo = -1 if from_step is None else from_step
+        hi = 2**63 if to_step is None else to_step
+        return TelemetryPage(
+            items=[
+                s for s in items if (since_seq is None or s.seq > since_seq) and lo <= s.step <= hi
+            ]
+        )
 
     def events(
         self,
