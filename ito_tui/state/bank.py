@@ -17,7 +17,10 @@ from .metrics import METRICS
 from .pace import Pace
 from .telemetry import TelemetrySeries
 
-__all__ = ["MAX_NAME_LEN", "MAX_OPEN_METRICS", "OPEN_RAW", "TelemetryBank"]
+__all__ = ["HIDDEN", "MAX_NAME_LEN", "MAX_OPEN_METRICS", "OPEN_RAW", "TelemetryBank"]
+
+HIDDEN = ("step", "tokens_seen")
+"""The bank's hidden series (`TelemetryBank.hidden`)."""
 
 MAX_OPEN_METRICS = 64
 """Open metric names stored per run (torchtitan logs about fifteen; RLVR a few more)."""
@@ -39,6 +42,9 @@ class TelemetryBank:
 
     def __init__(self, *, max_open: int = MAX_OPEN_METRICS) -> None:
         self.series: dict[str, TelemetrySeries] = {m.key: TelemetrySeries(m.key) for m in METRICS}
+        self.hidden: dict[str, TelemetrySeries] = {k: TelemetrySeries(k) for k in HIDDEN}
+        """Our `step` and `tokens_seen` per sample, on the same x: what a reference is
+        aligned by on the charts (`inspect_ref`). Never charted, never in the picker."""
         self.open: dict[str, TelemetrySeries] = {}
         """The open metrics' series by their name as sent (first come, at most `max_open`)."""
         self.max_open = max_open
@@ -101,6 +107,9 @@ class TelemetryBank:
         if spend - spend != 0.0:
             spend = to_float(sample.spend_usd)
         s["spend_usd"].append(x, spend)
+        h = self.hidden
+        h["step"].append(x, to_float(sample.step))
+        h["tokens_seen"].append(x, to_float(sample.tokens_seen))
         rl = sample.rl
         if rl is not None:
             s["rl_reward"].append(x, rl.reward_mean)
@@ -143,4 +152,5 @@ class TelemetryBank:
             series.add_marker(x, label)
 
     def nbytes(self) -> int:
-        return sum(s.nbytes() for s in (*self.series.values(), *self.open.values()))
+        every = (*self.series.values(), *self.hidden.values(), *self.open.values())
+        return sum(s.nbytes() for s in every)

@@ -19,6 +19,7 @@ from ito_tui.contract import EventBase, Run, TelemetrySample
 from .bank import TelemetryBank
 from .changes import EVERYTHING, NOTHING, Changes, changes
 from .eventlog import EventLog
+from .inspect_marks import MarkLog, event_marks
 from .markers import event_markers
 from .projection import Projection, projection
 from .run import RunState
@@ -26,6 +27,7 @@ from .telemetry import MAX_MARKERS
 from .views import chart_view, progress, stage_views
 
 if TYPE_CHECKING:
+    from .inspect_points import Mark, Reference, XAxis
     from .views import ChartView, Progress, StageView
 
 __all__ = ["RunTracker", "rebased"]
@@ -64,6 +66,10 @@ class RunTracker:
         """The seq of the newest sample in the bank: one at or below it is there already."""
         self._markers: deque[tuple[float, str]] = deque(maxlen=MAX_MARKERS)
         """Every chart marker (x, label), kept to re-mark a bank a backfill rebuilds."""
+        self._marks = MarkLog()
+        """The inspector's marks (`marks()`), the newest `MAX_MARKS`."""
+        self._last_step: int | None = None
+        self._last_tokens: int | None = None
         self.clock: datetime | None = None
         """The run's clock: the newest `sim_ts` (else `ts`) of an accepted event."""
 
@@ -104,6 +110,8 @@ class RunTracker:
                 return self.rebase(getattr(event, "data"))  # noqa: B009 - dynamic event class
             if event.seq > self._logged:
                 self._logged = event.seq
+                # History: marked from the event alone, at its own time and step.
+                self._marks.add(event_marks(None, None, event, ts=None, step=None, tokens=None))
                 return changes(log=self.log.append(event) is not None)
             return NOTHING
         after = before.apply(event)
@@ -131,6 +139,16 @@ class RunTracker:
             if sample.seq > self._sample_seq:
                 self._ingest(sample)
                 telemetry = True
+        self._marks.add(
+            event_marks(
+                before,
+                after,
+                event,
+                ts=self._last_x,
+                step=self._last_step,
+                tokens=self._last_tokens,
+            )
+        )
         labels = event_markers(before, after, event)
         at = self._last_x if labels else None
         if at is not None:
@@ -198,6 +216,7 @@ class RunTracker:
         self.bank.ingest(sample, x)
         self._sample_seq = sample.seq
         self._last_x = x if self._last_x is None else max(x, self._last_x)
+        self._last_step, self._last_tokens = sample.step, sample.tokens_seen
 
     def _mark(self, x: float, label: str) -> None:
         self._markers.append((x, label))
@@ -205,9 +224,21 @@ class RunTracker:
 
     # ------------------------------------------------------------ views
 
-    def chart(self, key: str, width: int, window_s: float | None) -> ChartView:
-        """The `key` chart (`views.chart_view`) of this run."""
-        return chart_view(self.state, self.bank, key, width, window_s)
+    def chart(
+        self,
+        key: str,
+        width: int,
+        window_s: float | None,
+        reference: Reference | None = None,
+        by: XAxis = "tokens",
+    ) -> ChartView:
+        """The `key` chart (`views.chart_view`) of this run, `reference` drawn on it."""
+        return chart_view(self.state, self.bank, key, width, window_s, reference, by)
+
+    def marks(self) -> tuple[Mark, ...]:
+        """The inspector's marks of this run, oldest first: faults, recoveries,
+        checkpoints, rewinds, gate verdicts and proposals (the newest `MAX_MARKS`)."""
+        return self._marks.marks()
 
     def stages(self) -> tuple[StageView, ...]:
         return stage_views(self.state)

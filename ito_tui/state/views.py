@@ -18,12 +18,14 @@ from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, RunSummary, S
 from ito_tui.format import fixed, integer, stage_label
 from ito_tui.textsafe import one_line
 
+from .inspect_ref import with_reference
 from .metrics import BY_KEY, Unit
 from .run import RunState
 from .telemetry import SeriesView, TelemetrySeries
 
 if TYPE_CHECKING:
     from .bank import TelemetryBank
+    from .inspect_points import Reference, XAxis
 
 __all__ = [
     "LOSS_LABELS",
@@ -79,6 +81,13 @@ class ChartView:
     markers: tuple[Marker, ...]
     note: str | None = None
     """Written instead of a value, e.g. "n/a (fp8)" for the MFU of an fp8 run."""
+    ref_lows: tuple[float | None, ...] = ()
+    """A reference run's band per column, aligned (`inspect_ref`); empty without one."""
+    ref_highs: tuple[float | None, ...] = ()
+    ref_value: float | None = None
+    """The reference's value where this run is now (same tokens, step or time)."""
+    ref_label: str | None = None
+    """E.g. "run_abc (by tokens)"; None without a reference."""
 
     @property
     def width(self) -> int:
@@ -127,16 +136,31 @@ def marker_kind(label: str) -> MarkerKind | None:
 
 
 def chart_view(
-    state: RunState, bank: TelemetryBank, key: str, width: int, window_s: float | None
+    state: RunState,
+    bank: TelemetryBank,
+    key: str,
+    width: int,
+    window_s: float | None,
+    reference: Reference | None = None,
+    by: XAxis = "tokens",
 ) -> ChartView:
     """The `key` chart `width` columns wide over the last `window_s` seconds (None: the run).
 
     `key` is a fixed metric's (`metrics.BY_KEY`) or else an open metric's name as the
-    backend sent it (`TelemetryBank.metric_names()`): `open_chart_view`.
+    backend sent it (`TelemetryBank.metric_names()`): `open_chart_view`. A `reference`
+    run's points of `key` are drawn on the same columns, aligned `by` tokens seen, step
+    or time (`inspect_ref`); its values may lie outside `vmin`..`vmax` (ours).
     """
     metric = BY_KEY.get(key)
     if metric is None:
-        return open_chart_view(bank, key, width, window_s)
+        return with_reference(
+            open_chart_view(bank, key, width, window_s),
+            bank.open.get(key),
+            bank,
+            reference,
+            by,
+            window_s,
+        )
     series = bank[key]
     view = series.view(width, window_s)
     label, sublabel, note = metric.label, metric.sublabel, None
@@ -150,7 +174,8 @@ def chart_view(
     elif key == "rl_staleness":
         rl = state.telemetry.rl if state.telemetry is not None else None
         sublabel = f"bound {integer(rl.staleness_bound)}" if rl is not None else ""
-    return _chart(key, label, sublabel, metric.unit, metric.floor, view, note)
+    chart = _chart(key, label, sublabel, metric.unit, metric.floor, view, note)
+    return with_reference(chart, series, bank, reference, by, window_s)
 
 
 OPEN_LABEL_WIDTH = 48
