@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from ito_tui.tui.repaint import Repaints
     from ito_tui.tui.widgets.logs_pane import LogsPane
     from ito_tui.tui.widgets.nodes_pane import NodesPane
+    from ito_tui.tui.widgets.run_summary import RunSummaryPanel
+    from ito_tui.tui.widgets.stage_detail import StageDetail
     from ito_tui.tui.widgets.timeline import Timeline
 
 __all__ = ["RunActions", "binding"]
@@ -76,6 +78,13 @@ class RunActions(Screen[None]):
             "5", "tab('tab-nodes')", "Nodes", "Show the fleet's nodes", name="tab_nodes", show=False
         ),
         binding("x", "cancel_run", "Cancel run", "Cancel this run (asks first)"),
+        binding(
+            "n",
+            "new_run",
+            "New run",
+            "A new run from this run's spec: the form opens filled (nothing is sent before its "
+            "confirm)",
+        ),
         binding("escape", "back", "Back", "Back to the previous screen"),
     ]
 
@@ -90,6 +99,8 @@ class RunActions(Screen[None]):
     _logs: LogsPane
     _fleet: NodesPane
     _stages: StageList
+    _summary: RunSummaryPanel
+    _detail: StageDetail
     _cancel: CancelRunModal | None
     _selected: str | None
     _follow_current: bool
@@ -114,6 +125,11 @@ class RunActions(Screen[None]):
         self._selected = event.name
         self._follow_current = event.name == self.run_state.current_stage
         self.repaints.mark("detail")
+        if self._summary.display:
+            # A run's summary sits above the stage detail: show the stage picked (and the
+            # summary again for the current one), even where the column is short.
+            scroll = self.query_one("#detail-scroll")
+            scroll.scroll_to_widget(self._summary if self._follow_current else self._detail)
 
     @on(OpenLogsAt)
     def _open_logs_at(self, message: OpenLogsAt) -> None:
@@ -138,6 +154,9 @@ class RunActions(Screen[None]):
             return not (s.terminal or shell(self).session.read_only)
         if action == "back":
             return len(self.app.screen_stack) > 1
+        if action == "new_run":
+            # In the footer once the run has ended, where Cancel run was.
+            return s.terminal and s.spec is not None and not shell(self).session.read_only
         return True
 
     def action_review_proposal(self) -> None:
@@ -211,6 +230,12 @@ class RunActions(Screen[None]):
         from ito_tui.tui.screens.event_line import EventLineScreen  # pushed on demand only
 
         self.app.push_screen(EventLineScreen(event.entry))
+
+    def action_new_run(self) -> None:
+        from ito_tui.tui.new_run import new_run_from
+
+        if self.check_action("new_run", ()):
+            new_run_from(self, self.run_id, self.run_state.spec)
 
     def action_cancel_run(self) -> None:
         if self.check_action("cancel_run", ()):

@@ -56,6 +56,7 @@ from ito_tui.tui.alerts import terminal_title
 from ito_tui.tui.messages import Reconnected, WorkerFailed
 from ito_tui.tui.repaint import CHART_INTERVAL_S, TABLE_INTERVAL_S, Repaints
 from ito_tui.tui.run_actions import RunActions
+from ito_tui.tui.run_ending import RunEnding
 from ito_tui.tui.run_follow import RunFollower
 from ito_tui.tui.run_lending import RunLending
 from ito_tui.tui.run_projection import RunProjection
@@ -68,6 +69,7 @@ from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.logs_pane import LogsPane
 from ito_tui.tui.widgets.nodes_pane import NodesPane
 from ito_tui.tui.widgets.run_strip import RunStrip
+from ito_tui.tui.widgets.run_summary import RunSummaryPanel
 from ito_tui.tui.widgets.silence_banner import SilenceBanner
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
@@ -102,6 +104,7 @@ class PipelineScreen(RunActions, RunLending):
         """The one repaint scheduler of this screen's panels (`pending` while one waits)."""
         self.proposals = RunProposals(self, self.tracker, self.repaints)
         self.projection = RunProjection(self)  # painted with the strip, the stages and header
+        self.ending = RunEnding(self)  # the summary panel, painted with the detail
         self.connection = "connecting"
         self.loaded = False
         self._last_event_ts: datetime | None = None
@@ -146,6 +149,7 @@ class PipelineScreen(RunActions, RunLending):
         self._proposal_strip = Static(id="proposal-strip", markup=False)
         self._stages = StageList(id="stages")
         self._detail = StageDetail(id="detail")
+        self._summary = RunSummaryPanel(id="run-summary")
         self._panel = TelemetryPanel(id="telemetry")
         self._timeline = Timeline(id="timeline")
         self._log = EventLogView(id="eventlog")
@@ -161,6 +165,7 @@ class PipelineScreen(RunActions, RunLending):
             with Vertical(id="left"):
                 yield self._stages
                 with VerticalScroll(id="detail-scroll"):
+                    yield self._summary  # once the run has ended, above the stage detail
                     yield self._detail
             with self._tabs:
                 with TabPane("Telemetry", id="tab-telemetry"):
@@ -352,6 +357,7 @@ class PipelineScreen(RunActions, RunLending):
         }
         detail.plan = s.plan
         detail.view = next((v for v in self._stage_views() if v.name == name), None)
+        self.ending.paint()
 
     def _stage_views(self) -> tuple[StageView, ...]:
         """`tracker.stages()` of the current state, once per state (list and detail)."""

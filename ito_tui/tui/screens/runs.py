@@ -93,6 +93,14 @@ class RunsScreen(Screen[None]):
             tooltip="Cancel the highlighted run (asks first)",
         ),
         Binding(
+            "n",
+            "new_run",
+            "New run",
+            id="runs.new_run",
+            tooltip="A new run from the highlighted run's spec: the form opens filled (nothing is "
+            "sent before its confirm)",
+        ),
+        Binding(
             "d",
             "decisions",
             "Decisions",
@@ -289,8 +297,11 @@ class RunsScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         run = self.selected_run() if self.is_mounted else None
-        if action in ("open", "review", "cancel_run") and run is None:
+        if action in ("open", "review", "cancel_run", "new_run") and run is None:
             return False
+        if action == "new_run":
+            # For a run that has ended, where Cancel run was (the run screen's `n` too).
+            return bool(run and str(run.state) in TERMINAL) and not shell(self).session.read_only
         if action == "review":
             return bool(run and run.pending_proposal_ids)
         if action == "cancel_run":
@@ -333,6 +344,13 @@ class RunsScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         self._fetch()
+
+    def action_new_run(self) -> None:
+        from ito_tui.tui.new_run import new_run_from
+
+        run = self.selected_run()
+        if run is not None and self.check_action("new_run", ()):
+            new_run_from(self, run.run_id, None)  # the list's rows carry no spec: read it
 
     def action_cancel_run(self) -> None:
         run = self.selected_run()
