@@ -5,6 +5,7 @@ marks at their columns, the readout and a rewind drawn on the step axis."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -12,14 +13,17 @@ import pytest
 from ito_tui.contract import TelemetrySample
 from ito_tui.state.buckets import NAN_BIT, NEG_INF_BIT, POS_INF_BIT
 from ito_tui.state.inspect import (
+    InspectorView,
     Mark,
     Point,
     Viewport,
+    XAxis,
     ema,
     inspector_view,
     merge_points,
     points_of,
 )
+from ito_tui.state.inspect_points import AXES
 from ito_tui.state.inspect_ticks import tick_label, x_ticks, y_ticks
 
 from .sequence import telemetry_data
@@ -32,17 +36,27 @@ def pt(seq: int, value: float, *, step: int | None = None, tokens: int | None = 
     return Point(seq, step, step * 1000 if tokens is None else tokens, T + seq, value)
 
 
-def view(points: list[Point], width: int = 10, vp: Viewport | None = None, **kw: object):  # type: ignore[no-untyped-def]
+def view(
+    points: list[Point],
+    width: int = 10,
+    vp: Viewport | None = None,
+    *,
+    ref: list[Point] | None = None,
+    marks: Sequence[Mark] = (),
+    ref_label: str | None = None,
+    ref_by: XAxis = "tokens",
+) -> InspectorView:
     return inspector_view(
         points,
-        kw.pop("ref", None),  # type: ignore[arg-type]
-        kw.pop("marks", ()),  # type: ignore[arg-type]
+        ref,
+        marks,
         vp or Viewport(),
         width,
         key="loss",
         label="loss",
         unit="number",
-        **kw,  # type: ignore[arg-type]
+        ref_label=ref_label,
+        ref_by=ref_by,
     )
 
 
@@ -194,8 +208,8 @@ def test_marks_land_in_their_columns_on_every_axis() -> None:
         Mark("checkpoint", 10, T + 1, 10, 10_000, "checkpoint step 10 (c1)"),
         Mark("rewind", 2000, T + 200, 5000, None, "rewind"),  # beyond the data: not drawn
     ]
-    for axis in ("step", "tokens", "time"):
-        v = view(pts, width=100, vp=Viewport(axis=axis), marks=marks)  # type: ignore[arg-type]
+    for axis in AXES:
+        v = view(pts, width=100, vp=Viewport(axis=axis), marks=marks)
         assert [(c, m.kind) for c, m in v.marks] == [
             (0, "checkpoint"),
             (49, "fault"),
