@@ -246,11 +246,16 @@ def gate_result_text(r: GateResult, *, verdict: bool = False) -> str:
 _MISSED_BY = {">=": "short by", ">": "short by", "<=": "over by", "<": "over by"}
 
 
+def gate_gap_text(r: GateResult) -> str:
+    """`short by 0.09` (`over by` for a ceiling): by how much a benchmark missed its bar."""
+    gap = general(abs(r.value - r.threshold), 3)
+    return f"{_MISSED_BY.get(str(r.comparator), 'off by')} {gap}"
+
+
 def gate_miss_text(r: GateResult) -> str:
     """`gsm8k acc 0.31 (needs >= 0.4): short by 0.09`: a failing benchmark and by how much
     (`watch`'s words for the same miss)."""
-    gap = general(abs(r.value - r.threshold), 3)
-    return f"{gate_result_text(r)}: {_MISSED_BY.get(str(r.comparator), 'off by')} {gap}"
+    return f"{gate_result_text(r)}: {gate_gap_text(r)}"
 
 
 def booking_state(status: object, active_run_id: str | None, *, run: bool = True) -> str:

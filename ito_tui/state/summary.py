@@ -36,11 +36,13 @@ from ito_tui.contract import Gate, Proposal, TelemetrySample
 from .run import Outcome, RunState
 from .views import stage_views
 
-__all__ = ["Rollback", "RunEnd", "StageEnd", "run_end"]
+__all__ = ["TRAINING_STAGES", "Rollback", "RunEnd", "StageEnd", "run_end"]
 
 _RAN = frozenset({"passed", "failed", "cancelled", "gate_eval", "running", "paused"})
 """Stage statuses of a stage that ran (a skipped or never-started stage has no summary)."""
 _APPROVED = frozenset({"approved", "executed"})
+TRAINING_STAGES = frozenset({"pretrain", "mid_train", "long_context", "sft", "dpo", "rlvr"})
+"""The stages that train, so have a loss (data prep, the ladder and the plan do not)."""
 _NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 

@@ -11,7 +11,7 @@ import math
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ito_tui.describe import gate_miss_text, gate_result_text
+from ito_tui.describe import gate_gap_text, gate_miss_text, gate_result_text
 from ito_tui.format import (
     MISSING,
     duration,
@@ -22,15 +22,27 @@ from ito_tui.format import (
     stage_label,
     status_label,
     usd,
+    usd_compact,
 )
-from ito_tui.textsafe import one_line
+from ito_tui.textsafe import one_line, visible
 
 if TYPE_CHECKING:
     from ito_tui.contract import Gate, GateResult
 
     from .summary import Rollback, RunEnd, StageEnd
 
-__all__ = ["OUTCOME_WORDS", "against", "stage_line", "summary_json", "summary_rows"]
+from .summary import TRAINING_STAGES
+
+__all__ = [
+    "OUTCOME_WORDS",
+    "against",
+    "estimate_rows",
+    "fact_rows",
+    "outcome_text",
+    "stage_line",
+    "summary_json",
+    "summary_rows",
+]
 
 
 def against(value: float | Decimal | None, p50: object, p90: object) -> str | None:
@@ -74,10 +86,18 @@ def _gate_text(gate: Gate) -> str:
     return f"gate {status_label(status)}"
 
 
+def _loss(s: StageEnd) -> str | None:
+    """`loss 2.314` (`loss —` unknown) for a stage that trains; None for one that does not."""
+    if s.name not in TRAINING_STAGES and s.final_loss is None:
+        return None
+    return f"loss {MISSING if s.final_loss is None else general(s.final_loss, 4)}"
+
+
 def stage_line(s: StageEnd) -> str:
     """`passed · loss 2.314 · 1,200 steps · gate passed (2 benchmarks)`."""
     parts = [status_label(s.status)]
-    parts.append(f"loss {MISSING if s.final_loss is None else general(s.final_loss, 4)}")
+    if (loss := _loss(s)) is not None:
+        parts.append(loss)
     if s.steps is not None:
         parts.append(f"{integer(s.steps)} steps")
     if s.gate is not None:
@@ -98,14 +118,20 @@ def _rollback_text(rollbacks: tuple[Rollback, ...] | None) -> str:
     return f"{len(rollbacks)}: " + "; ".join(parts)
 
 
+def outcome_text(end: RunEnd) -> str:
+    """`completed`, `stopped by a failed gate: the mid-train gate`, `cancelled: <detail>`."""
+    outcome = OUTCOME_WORDS[end.outcome]
+    if end.failed_gate is not None:
+        return f"{outcome}: the {stage_label(end.failed_gate.stage)} gate"
+    if end.detail and end.outcome != "completed":
+        return f"{outcome}: {one_line(end.detail)}"
+    return outcome
+
+
 def summary_rows(end: RunEnd) -> list[tuple[str, str]]:
     """(label, text) rows of the summary, the same on the run screen and in `status`;
     every backend string made safe (one line), every number through `ito_tui.format`."""
-    outcome = OUTCOME_WORDS[end.outcome]
-    if end.failed_gate is not None:
-        outcome += f": the {stage_label(end.failed_gate.stage)} gate"
-    elif end.detail and end.outcome != "completed":
-        outcome += f": {one_line(end.detail)}"
+    outcome = outcome_text(end)
     wall = duration(end.wall_s)
     hours = None if end.wall_s is None else end.wall_s / 3600
     wall_vs = against(hours, end.wall_h_p50, end.wall_h_p90)
@@ -128,6 +154,53 @@ def summary_rows(end: RunEnd) -> list[tuple[str, str]]:
         ("rollbacks", _rollback_text(end.rollbacks)),
     ]
     rows += [(stage_label(s.name), stage_line(s)) for s in end.stages]
+    return rows
+
+
+def estimate_rows(end: RunEnd) -> list[tuple[str, str, str, str]]:
+    """(label, actual, estimate p50–p90, verdict) rows for a narrow panel (`$17.5K`): the
+    run screen's actual-against-estimate table."""
+    hours = None if end.wall_s is None else end.wall_s / 3600
+    gpu_h = MISSING if end.gpu_hours is None else fixed(end.gpu_hours, 0, grouping=True)
+    gpu_est = MISSING if end.gpu_hours_est is None else fixed(end.gpu_hours_est, 0, grouping=True)
+    return [
+        (
+            "wall time",
+            duration(end.wall_s),
+            f"{duration_h(end.wall_h_p50)}–{duration_h(end.wall_h_p90)}",
+            against(hours, end.wall_h_p50, end.wall_h_p90) or "",
+        ),
+        ("GPU-hours", gpu_h, gpu_est, ""),
+        (
+            "cost",
+            usd_compact(end.usd_spent),
+            f"{usd_compact(end.usd_p50)}–{usd_compact(end.usd_p90)}",
+            against(end.usd_spent, end.usd_p50, end.usd_p90) or "",
+        ),
+        ("budget", usd_compact(end.budget_usd), "", ""),
+    ]
+
+
+def fact_rows(end: RunEnd) -> list[tuple[str, str]]:
+    """The panel's rows under its table: interruptions, rollbacks, then each stage briefly
+    (`loss 2.31 · gate✓`; a failed gate's benchmarks and by how much they missed)."""
+    lost = end.interruption_lost_steps
+    interruptions = integer(end.interruptions)
+    if end.interruptions:
+        interruptions += f" · {MISSING if lost is None else integer(lost)} steps lost"
+    rows = [("interrupts", interruptions), ("rollbacks", _rollback_text(end.rollbacks))]
+    for s in end.stages:
+        parts = [] if s.status == "passed" else [status_label(s.status)]
+        if (loss := _loss(s)) is not None:
+            parts.append(loss)
+        if s.gate is not None:
+            failing = s.gate.failing
+            if failing:
+                misses = ", ".join(f"{visible(r.benchmark)} {gate_gap_text(r)}" for r in failing)
+                parts.append(f"gate✗ {misses}")
+            elif str(s.gate.status) == "passed":
+                parts.append("gate✓")
+        rows.append((stage_label(s.name), " · ".join(parts) or status_label(s.status)))
     return rows
 
 

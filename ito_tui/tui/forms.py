@@ -20,7 +20,7 @@ from ito_tui.spec_checks import check_model_size as check_model_size
 from ito_tui.spec_checks import params_of
 
 if TYPE_CHECKING:
-    from ito_tui.contract import FieldError, Refusal, TrainingSpec
+    from ito_tui.contract import FieldError, Refusal, TrainingSpec, TrainingSpecEcho
 
 FIELDS = (
     "booking_id",
@@ -115,6 +115,21 @@ class FormValues:
     post_training: str = ""
     target_tokens: str = ""
     seq_len: str = ""
+
+
+def values_of(spec: TrainingSpecEcho) -> FormValues:
+    """The form's fields filled with a run's spec ("New run from this spec"): every field
+    as the run had it, in the form's own text (`30000.00`, `160000000000`, `8192`)."""
+    return FormValues(
+        model_size=spec.model_size,
+        data_ref=spec.data_ref,
+        data_kind=str(spec.data_kind),
+        target_capability=spec.target_capability,
+        budget_usd=str(spec.budget_usd),
+        post_training=str(spec.post_training or ""),
+        target_tokens="" if spec.target_tokens is None else str(spec.target_tokens),
+        seq_len=str(spec.seq_len),
+    )
 
 
 def build_spec(

@@ -53,5 +53,6 @@ class GateBanner(Widget):
         text.append(f" ({safe(gate.battery_id)})")
         text.append("\nThe run was stopped by this gate. ", style="bold")
         text.append("Failing: " + failing_summary(gate))
-        text.append("\nA failed gate cannot be overridden; start a new run to try again.")
+        text.append("\nA failed gate cannot be overridden; start a new run to try again ")
+        text.append("(n: a new run from this spec).", style="bold")
         return text
