@@ -11,13 +11,13 @@ the viewport and its transitions (`inspect_axis`), bucketing, EMA and alignment
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from operator import attrgetter
+from typing import NamedTuple
 
-from ito_tui.format import integer, nonfinite
 from ito_tui.textsafe import one_line
 
-from .buckets import kind_bit
 from .inspect_axis import (
     MIN_SPAN,
     Viewport,
@@ -31,7 +31,8 @@ from .inspect_axis import (
     wanted_steps,
     zoom,
 )
-from .inspect_plot import PlotColumn, aligned, axis_map, bucket, ema, interpolate
+from .inspect_layout import notes, place_marks, ref_between, step_range, y_range
+from .inspect_plot import PlotColumn, aligned, bucket, ema
 from .inspect_points import (
     MAX_REF_POINTS,
     SMOOTHING,
@@ -42,7 +43,6 @@ from .inspect_points import (
     XAxis,
     merge_points,
     points_of,
-    x_of,
 )
 from .inspect_ref import BY_WORDS, REF_LABEL_WIDTH
 from .inspect_ticks import x_ticks, y_ticks
@@ -73,6 +73,7 @@ __all__ = [
     "reset",
     "toggle_log",
     "wanted_steps",
+    "with_cursor",
     "zoom",
 ]
 
@@ -142,110 +143,16 @@ class InspectorView:
         return len(self.columns)
 
 
-def _column_of(x: float, x_lo: float, x_hi: float, width: int) -> int | None:
-    if x < x_lo or x > x_hi:
-        return None
-    if x_hi <= x_lo:
-        return width - 1
-    return min(width - 1, int((x - x_lo) / (x_hi - x_lo) * width))
+_Memo = tuple[tuple[object, ...], tuple[object, ...], "InspectorView"]
+_memo: list[_Memo] = []
+"""The last view drawn and what it was drawn from (the inputs themselves, so their ids
+stay theirs): a cursor move redraws only the readout (`with_cursor`)."""
 
 
-def _mark_x(mark: Mark, axis: XAxis, ours: Sequence[Point]) -> float | None:
-    """Where `mark` goes on `axis`: its own step/tokens/time, else mapped through our
-    points (a rewind's tokens from its step, a gate's step from its time)."""
-    if axis == "time":
-        return mark.ts
-    own = mark.step if axis == "step" else mark.tokens
-    if own is not None:
-        return float(own)
-    if not ours:
-        return None
-    if mark.step is not None:
-        ks, xs = axis_map(ours, axis, "step")
-        return interpolate(ks, xs, float(mark.step))
-    ks, xs = axis_map(ours, axis, "time")
-    return interpolate(ks, xs, mark.ts)
-
-
-def _step_range(
-    pairs: Sequence[tuple[float, Point]], x_lo: float, x_hi: float
-) -> tuple[int, int] | None:
-    """The steps of the points in [x_lo, x_hi] and of the nearest point beyond each side."""
-    below: tuple[float, int] | None = None
-    above: tuple[float, int] | None = None
-    steps: list[int] = []
-    for x, p in pairs:
-        if x < x_lo:
-            if below is None or x > below[0]:
-                below = (x, p.step)
-        elif x > x_hi:
-            if above is None or x < above[0]:
-                above = (x, p.step)
-        else:
-            steps.append(p.step)
-    for edge in (below, above):
-        if edge is not None:
-            steps.append(edge[1])
-    if not steps:
-        return None
-    return max(0, min(steps)), max(0, max(steps))
-
-
-def _notes(
-    columns: Sequence[PlotColumn | None],
-    visible: Sequence[Point],
-    axis: XAxis,
-    log_y: bool,
-) -> tuple[str, ...]:
-    notes: list[str] = []
-    hidden = sum(c.hidden for c in columns if c is not None)
-    if log_y and hidden:
-        notes.append(f"{integer(hidden)} value{'s' if hidden > 1 else ''} ≤ 0 not drawn (log)")
-    odd = [p for p in visible if kind_bit(p.value)]
-    if odd:
-        first = odd[0]
-        what = nonfinite(first.value) or "NaN"
-        more = f" (+{integer(len(odd) - 1)} more non-finite)" if len(odd) > 1 else ""
-        notes.append(f"{what} at step {integer(first.step)}{more}")
-    if axis == "step":
-        top: int | None = None
-        for p in visible:
-            if top is not None and p.step < top:
-                notes.append(
-                    f"steps {integer(p.step)}–{integer(top)} ran twice (rewind): "
-                    "the band holds both, the line the resumed run"
-                )
-                break
-            top = p.step if top is None else max(top, p.step)
-    return tuple(notes)
-
-
-def _y_range(
-    *parts: Sequence[PlotColumn | None] | None, smooth: Sequence[float | None] | None
-) -> tuple[float | None, float | None]:
-    values: list[float] = []
-    for cols in parts:
-        for c in cols or ():
-            if c is not None and c.lo is not None and c.hi is not None:
-                values.extend((c.lo, c.hi))
-    values.extend(v for v in smooth or () if v is not None)
-    if not values:
-        return None, None
-    lo, hi = min(values), max(values)
-    if hi == lo:
-        pad = abs(lo) * 0.05 or 1.0
-        lo, hi = lo - pad, hi + pad
-    return lo, hi
-
-
-def _ref_at(pairs: Sequence[tuple[float, Point]], x: float) -> float | None:
-    """The reference's value at `x`, linear between its two neighbours (not beyond it)."""
-    ordered = sorted(pairs, key=lambda xp: xp[0])
-    xs = [xp[0] for xp in ordered]
-    if not xs or x < xs[0] or x > xs[-1]:
-        return None
-    ks, vs = xs, [xp[1].value for xp in ordered]
-    return interpolate(ks, vs, x) if len(ks) > 1 else vs[0]
+def _fingerprint(points: Sequence[Point]) -> tuple[object, ...]:
+    if not points:
+        return (id(points), 0)
+    return (id(points), len(points), points[0].seq, points[-1].seq, points[-1].value)
 
 
 def inspector_view(
@@ -267,35 +174,66 @@ def inspector_view(
     `vp` says, with `ref` (a reference's points of the same key, aligned by `ref_by`)
     and `marks`. `ref_label` is the reference's own label; the view's adds how it was
     aligned. `now` decides which time ticks carry their date (default: the newest
-    point's time, the run's clock)."""
+    point's time, the run's clock).
+
+    Drawing the same inputs again with only the cursor moved reuses the last view's
+    columns (`with_cursor`): O(width), whatever the number of points. Inputs are
+    treated as immutable: a list changed in place must be a new list, or keep its
+    length, first and last seq apart from the old one.
+    """
     width = max(1, int(width))
+    held = (points, ref, marks)
+    inputs = (
+        _fingerprint(points),
+        None if ref is None else _fingerprint(ref),
+        (id(marks), len(marks)),
+        replace(vp, cursor=-1),
+        width,
+        key,
+        label,
+        unit,
+        ref_label,
+        ref_by,
+        now,
+        y_tick_count,
+    )
+    if _memo and _memo[0][1] == inputs:
+        return with_cursor(_memo[0][2], vp)
+    view = _draw(
+        points, ref, marks, vp, width, key, label, unit, ref_label, ref_by, now, y_tick_count
+    )
+    _memo[:] = [(held, inputs, view)]
+    return view
+
+
+def _draw(
+    points: Sequence[Point],
+    ref: Sequence[Point] | None,
+    marks: Sequence[Mark],
+    vp: Viewport,
+    width: int,
+    key: str,
+    label: str,
+    unit: Unit,
+    ref_label: str | None,
+    ref_by: XAxis,
+    now: datetime | None,
+    y_tick_count: int,
+) -> InspectorView:
     axis = vp.axis
-    ordered = sorted(points, key=lambda p: p.seq)
-    pairs = [(x_of(p, axis), p) for p in ordered]
-    ref_pairs = aligned(ref, ordered, axis, ref_by) if ref else []
-    extent = [x for x, _ in pairs] or [x for x, _ in ref_pairs] or [0.0]
+    ordered, xs, pairs, ref_pairs, smooth_in = _prepare(points, ref, axis, ref_by, vp.weight)
+    extent = xs or [x for x, _ in ref_pairs] or [0.0]
     x_min, x_max = min(extent), max(extent)
     x_lo, x_hi = (vp.lo, vp.hi) if vp.lo is not None and vp.hi is not None else (x_min, x_max)
-    weight = vp.weight
-    smooth_in = ema([p.value for p in ordered], weight) if weight > 0 else None
     columns, smooth = bucket(pairs, x_lo, x_hi, width, log_y=vp.log_y, smooth=smooth_in)
     ref_columns = (
         bucket(ref_pairs, x_lo, x_hi, width, log_y=vp.log_y)[0] if ref is not None else None
     )
-    y_lo, y_hi = _y_range(columns, ref_columns, smooth=smooth)
-    placed = []
-    for m in marks:
-        mx = _mark_x(m, axis, ordered)
-        column = None if mx is None else _column_of(mx, x_lo, x_hi, width)
-        if column is not None:
-            placed.append((column, m))
-    placed.sort(key=lambda cm: (cm[0], cm[1].seq))
-    cursor = cursor_column(vp, width)
+    y_lo, y_hi = y_range(columns, ref_columns, smooth=smooth)
     if now is None:
         now = datetime.fromtimestamp(max((p.ts for p in ordered), default=0.0), UTC)
     visible = [p for x, p in pairs if x_lo <= x <= x_hi]
-    readout = _readout(columns, ref_columns, ref_pairs, placed, cursor, axis) if ordered else None
-    return InspectorView(
+    view = InspectorView(
         key=key,
         label=label,
         unit=unit,
@@ -305,45 +243,84 @@ def inspector_view(
         columns=tuple(columns),
         smooth=None if smooth is None else tuple(smooth),
         ref_columns=None if ref_columns is None else tuple(ref_columns),
-        ref_label=None
-        if ref is None
-        else f"{one_line(ref_label or 'reference', REF_LABEL_WIDTH)} ({BY_WORDS[ref_by]})",
+        ref_label=None if ref is None else _ref_label(ref_label, ref_by),
         y_lo=y_lo,
         y_hi=y_hi,
         y_ticks=y_ticks(y_lo, y_hi, unit, vp.log_y, y_tick_count),
         x_ticks=x_ticks(x_lo, x_hi, width, axis, now),
-        marks=tuple(placed),
-        readout=readout,
-        notes=_notes(columns, visible, axis, vp.log_y),
+        marks=place_marks(marks, ordered, axis, x_lo, x_hi, width),
+        readout=None,
+        notes=notes(columns, visible, axis, vp.log_y),
         x_min=x_min,
         x_max=x_max,
-        step_range=_step_range(pairs, x_lo, x_hi),
-        cursor=cursor,
+        step_range=step_range(xs, ordered, x_lo, x_hi),
     )
+    return with_cursor(view, vp)
+
+
+def _seq(p: Point) -> int:
+    return p.seq
+
+
+class _Prepared(NamedTuple):
+    """What a view computes from its inputs before the range: kept while they stay."""
+
+    ordered: list[Point]
+    xs: list[float]
+    pairs: list[tuple[float, Point]]
+    ref_pairs: list[tuple[float, Point]]
+    smooth: list[float] | None
+
+
+_prepared: list[tuple[tuple[object, ...], tuple[object, ...], _Prepared]] = []
+"""The last `_Prepared` and its inputs (held, so their ids stay theirs): zoom and pan
+bucket again without sorting, aligning or smoothing again."""
+
+
+def _prepare(
+    points: Sequence[Point], ref: Sequence[Point] | None, axis: XAxis, by: XAxis, weight: float
+) -> _Prepared:
+    inputs = (_fingerprint(points), None if ref is None else _fingerprint(ref), axis, by, weight)
+    if _prepared and _prepared[0][1] == inputs:
+        return _prepared[0][2]
+    ordered = sorted(points, key=_seq)
+    get = _X[axis]
+    xs = [float(get(p)) for p in ordered]
+    prepared = _Prepared(
+        ordered,
+        xs,
+        list(zip(xs, ordered, strict=True)),
+        aligned(ref, ordered, axis, by) if ref else [],
+        ema([p.value for p in ordered], weight) if weight > 0 else None,
+    )
+    _prepared[:] = [((points, ref), inputs, prepared)]
+    return prepared
+
+
+_X = {"step": attrgetter("step"), "tokens": attrgetter("tokens"), "time": attrgetter("ts")}
 
 
 def _ref_label(label: str | None, by: XAxis) -> str:
     return f"{one_line(label or 'reference', REF_LABEL_WIDTH)} ({BY_WORDS[by]})"
 
 
-def _readout(
-    columns: Sequence[PlotColumn | None],
-    ref_columns: Sequence[PlotColumn | None] | None,
-    ref_pairs: Sequence[tuple[float, Point]],
-    placed: Sequence[tuple[int, Mark]],
-    cursor: int,
-    axis: XAxis,
-) -> Readout:
-    here = tuple(m for c, m in placed if c == cursor)
-    col = columns[cursor]
+def with_cursor(view: InspectorView, vp: Viewport) -> InspectorView:
+    """`view` with the cursor where `vp` puts it, and its readout (nothing else redrawn)."""
+    cursor = cursor_column(vp, view.width)
+    if view.readout is not None and cursor == view.cursor and vp == view.viewport:
+        return view
+    return replace(view, viewport=vp, cursor=cursor, readout=_readout(view, cursor))
+
+
+def _readout(view: InspectorView, cursor: int) -> Readout | None:
+    if not any(view.columns):
+        return None
+    here = tuple(m for c, m in view.marks if c == cursor)
+    col = view.columns[cursor]
     last = None if col is None else col.last_point
     if col is None or last is None:
         return Readout(None, None, None, None, None, None, None, None, here)
-    ref_col = None if ref_columns is None else ref_columns[cursor]
-    if ref_col is not None and ref_col.last_point is not None:
-        ref_value: float | None = ref_col.last_point.value
-    else:
-        ref_value = _ref_at(ref_pairs, x_of(last, axis)) if ref_pairs else None
+    ref_value = None if view.ref_columns is None else ref_between(view.ref_columns, cursor)
     return Readout(
         value=last.value,
         lo=None if col.low_point is None else col.low_point.value,

@@ -99,14 +99,17 @@ def bucket(
     Points outside the range are left out; a zero-wide range puts every point at it in
     the last column.
     """
-    span = x_hi - x_lo
     n = max(1, width)
+    last = n - 1
+    scale = n / (x_hi - x_lo) if x_hi > x_lo else 0.0  # as `inspect_layout.column_at`
     cols: list[list[Point]] = [[] for _ in range(n)]
     smoothed: list[float | None] | None = None if smooth is None else [None] * n
     for i, (x, p) in enumerate(pairs):
         if x < x_lo or x > x_hi:
             continue
-        c = n - 1 if span <= 0 else min(n - 1, int((x - x_lo) / span * n))
+        c = int((x - x_lo) * scale) if scale else last
+        if c > last:
+            c = last
         cols[c].append(p)
         if smoothed is not None and smooth is not None:
             s = plotted(smooth[i], log_y)
@@ -116,23 +119,39 @@ def bucket(
 
 
 def _column(points: list[Point], log_y: bool) -> PlotColumn:
-    lo = hi = last = None
+    inf = math.inf
+    lo, hi = inf, -inf
+    last: float | None = None
     low_point = high_point = None
     odd = hidden = 0
+    log10 = math.log10
     for p in points:
-        y = plotted(p.value, log_y)
-        if y is None:
-            bit = kind_bit(p.value)
-            odd |= bit
-            hidden += 0 if bit else 1
+        y = p.value
+        if y - y != 0.0:  # non-finite: marked, never scaled
+            odd |= kind_bit(y)
             continue
-        if lo is None or y < lo:
+        if log_y:
+            if y <= 0:
+                hidden += 1
+                continue
+            y = log10(y)
+        if y < lo:
             lo, low_point = y, p
-        if hi is None or y > hi:
+        if y > hi:
             hi, high_point = y, p
         last = y
+    drawn = low_point is not None
     return PlotColumn(
-        lo, hi, last, odd, points[0], low_point, high_point, points[-1], len(points), hidden
+        lo if drawn else None,
+        hi if drawn else None,
+        last,
+        odd,
+        points[0],
+        low_point,
+        high_point,
+        points[-1],
+        len(points),
+        hidden,
     )
 
 

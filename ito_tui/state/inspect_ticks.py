@@ -101,9 +101,10 @@ def y_ticks(
 
 
 def _column(x: float, x_lo: float, x_hi: float, width: int) -> int:
+    """As `inspect_plot.bucket` counts (a tick at a point's x is in that point's column)."""
     if x_hi <= x_lo:
         return width - 1
-    return max(0, min(width - 1, int((x - x_lo) / (x_hi - x_lo) * width)))
+    return max(0, min(width - 1, int((x - x_lo) * (width / (x_hi - x_lo)))))
 
 
 def x_ticks(

@@ -260,3 +260,24 @@ def test_the_reference_is_drawn_on_the_same_x_and_the_readout_says_the_differenc
     assert v.readout.diff == pytest.approx(-0.5)
     assert v.y_hi == pytest.approx(3.4)  # the reference is on the scale too
     assert view(ours, width=10).ref_columns is None
+
+
+def test_a_cursor_move_redraws_only_the_readout_and_new_points_redraw_the_plot() -> None:
+    pts = [pt(i, float(i)) for i in range(1, 21)]
+    whole = view(pts, 10)
+    moved = view(pts, 10, Viewport(cursor=3))
+    assert moved.columns is whole.columns  # not bucketed again
+    assert moved.cursor == 3 and moved.readout is not None and moved.readout.step == 80
+    assert whole.readout is not None and whole.readout.step == 200
+    grown = view([*pts, pt(21, 99.0)], 10, Viewport(cursor=3))
+    assert grown.columns is not whole.columns and grown.y_hi == 99.0
+    assert view(pts, 10, Viewport(cursor=3, log_y=True)).y_hi == pytest.approx(math.log10(20))
+
+
+def test_the_readout_interpolates_a_coarser_reference_between_its_columns() -> None:
+    ours = [pt(i, 1.0) for i in range(1, 101)]
+    coarse = [pt(1, 2.0), pt(100, 4.0)]  # two points: every column between is empty
+    v = view(ours, 11, Viewport(cursor=5), ref=coarse, ref_by="step")
+    assert v.ref_columns is not None and v.ref_columns[5] is None
+    assert v.readout is not None and v.readout.ref_value == pytest.approx(3.0)
+    assert v.readout.diff == pytest.approx(-2.0)
