@@ -9,6 +9,7 @@ one POST with an Idempotency-Key that is reused if the operator presses again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -51,6 +52,11 @@ if TYPE_CHECKING:
 
 HISTORY_POINTS = 2000
 """Telemetry points fetched for a modal's loss window (the pipeline's backfill size)."""
+TYPING_GRACE_S = 0.5
+"""After the modal is first drawn, text typed on a button is not taken as the comment for
+this long: a key pressed as the modal popped up (`2` for a tab of the screen below) was
+meant for that screen, not for the decision's record. Quicker than anyone reads the
+proposal and starts a comment; the comment box, once focused, takes every key."""
 
 
 class ProposalModal(DecidingModal):
@@ -95,6 +101,9 @@ class ProposalModal(DecidingModal):
         self.operator = operator
         self._clock = clock
         self._countdown: Timer | None = None
+        self._drawn_at: float | None = None
+        """When the modal was first drawn (None: not yet): typing on a button becomes the
+        comment only `TYPING_GRACE_S` after it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="proposal-box"):
@@ -151,6 +160,17 @@ class ProposalModal(DecidingModal):
         self._show(self._initial)
         if self.loss_history:
             self._load_loss()
+        self.call_after_refresh(self._drawn)
+
+    def _drawn(self) -> None:
+        self._drawn_at = time.monotonic()
+
+    @property
+    def takes_typing(self) -> bool:
+        """Whether text typed on a button now goes to the comment: the modal has been on
+        screen for `TYPING_GRACE_S` (before that, such keys are dropped)."""
+        drawn = self._drawn_at
+        return drawn is not None and time.monotonic() - drawn >= TYPING_GRACE_S
 
     def watch_loss(self, view: ChartView | None) -> None:
         if self.live_loss and self.is_mounted:
@@ -162,7 +182,9 @@ class ProposalModal(DecidingModal):
 
     def on_key(self, event: events.Key) -> None:
         """Text typed while a button has focus goes to the comment, where it was meant to
-        go (the modal opens on Decide later; the letters were dropped)."""
+        go (the modal opens on Decide later; the letters were dropped) — once the modal
+        has been on screen a moment (`takes_typing`). A key that came with the modal was
+        meant for the screen below: it is dropped, not recorded with the decision."""
         if not (event.is_printable and event.character and isinstance(self.focused, Button)):
             return
         comment = self.query_one("#comment", Input)
@@ -170,6 +192,8 @@ class ProposalModal(DecidingModal):
             return
         event.stop()
         event.prevent_default()
+        if not self.takes_typing:
+            return
         comment.focus()
         comment.insert_text_at_cursor(event.character)
 
