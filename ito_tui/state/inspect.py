@@ -145,14 +145,14 @@ class InspectorView:
 
 _Memo = tuple[tuple[object, ...], tuple[object, ...], "InspectorView"]
 _memo: list[_Memo] = []
-"""The last view drawn and what it was drawn from (the inputs themselves, so their ids
-stay theirs): a cursor move redraws only the readout (`with_cursor`)."""
+"""The last view drawn and what it was drawn from (the inputs held, so the marks' id
+stays theirs): a cursor move redraws only the readout (`with_cursor`)."""
 
 
-def _fingerprint(points: Sequence[Point]) -> tuple[object, ...]:
-    if not points:
-        return (id(points), 0)
-    return (id(points), len(points), points[0].seq, points[-1].seq, points[-1].value)
+def _fingerprint(points: Sequence[Point]) -> tuple[int, int]:
+    """Which points these are, by their seqs (a sample's values never change): a list
+    built again from the same pages (`merge_points` on every redraw) is the same."""
+    return len(points), hash(tuple([p.seq for p in points]))
 
 
 def inspector_view(
@@ -177,9 +177,8 @@ def inspector_view(
     point's time, the run's clock).
 
     Drawing the same inputs again with only the cursor moved reuses the last view's
-    columns (`with_cursor`): O(width), whatever the number of points. Inputs are
-    treated as immutable: a list changed in place must be a new list, or keep its
-    length, first and last seq apart from the old one.
+    columns (`with_cursor`): O(width) and a hash of the seqs, whatever the number of
+    points. The same seqs of the same `key` are taken to be the same points.
     """
     width = max(1, int(width))
     held = (points, ref, marks)
