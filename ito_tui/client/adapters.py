@@ -24,6 +24,7 @@ from ito_tui.contract import (
     TelemetryPage,
     WhoAmI,
 )
+from ito_tui.contract.sample_dicts import SampleDictPage
 
 __all__ = [
     "BOOKING",
@@ -39,6 +40,7 @@ __all__ = [
     "RUN",
     "RUN_PAGE",
     "TELEMETRY",
+    "TELEMETRY_DICTS",
     "WHOAMI",
 ]
 
@@ -50,6 +52,7 @@ ESTIMATE = cache(lambda: TypeAdapter(Estimate))
 RUN = cache(lambda: TypeAdapter(Run))
 RUN_PAGE = cache(lambda: TypeAdapter(Page[RunSummary]))
 TELEMETRY = cache(lambda: TypeAdapter(TelemetryPage))
+TELEMETRY_DICTS = cache(lambda: TypeAdapter(SampleDictPage))
 FLEET = cache(lambda: TypeAdapter(Fleet))
 LOG_PAGE = cache(lambda: TypeAdapter(LogPage))
 CHECKPOINTS = cache(lambda: TypeAdapter(list[Checkpoint]))

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from pydantic import ValidationError
 
@@ -36,26 +35,24 @@ from ito_tui.contract import (
     Proposal,
     Run,
     RunSummary,
-    TelemetryPage,
     TrainingSpec,
     WhoAmI,
 )
 
 from . import adapters
 from .answers import (
-    after_seq,
     check_conflict,
     check_decision,
     check_items,
     check_newest_first,
     check_same,
-    in_steps,
     rfc3339,
 )
-from .base import DEFAULT_USER_AGENT, ClientBase, new_key
-from .diagnose import check_fleet, check_log_page, log_query, only_metrics
+from .base import DEFAULT_USER_AGENT, new_key
+from .diagnose import check_fleet, check_log_page, log_query
 from .errors import Conflict, ValidationFailed
 from .pages import MAX_PAGES
+from .telemetry import TelemetryReads, seg
 
 if TYPE_CHECKING:
     from .logstream import LogStream
@@ -64,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_USER_AGENT", "MAX_PAGES", "ItoClient"]
 
 
-class ItoClient(ClientBase):
+class ItoClient(TelemetryReads):
     """Async client of one Itô backend (see module docstring).
 
     Raises `TransportPolicyError` here, before any connection, when the URL
@@ -119,42 +116,6 @@ class ItoClient(ClientBase):
         )
         check_same(endpoint, "run_id", result.run_id, run_id, "run")
         return result
-
-    async def telemetry(
-        self,
-        run_id: str,
-        since_seq: int | None = None,
-        max_points: int | None = None,
-        metrics: Sequence[str] = (),
-        from_step: int | None = None,
-        to_step: int | None = None,
-    ) -> TelemetryPage:
-        """`GET /v1/runs/{id}/telemetry?since_seq=&max_points=&metric=…&from_step=&to_step=`:
-        `metrics` names the open metrics (`TelemetrySample.metrics`) to bring, each a
-        `metric=`; a name not asked for that a sample carries anyway is left out
-        (`check-backend` names it). `from_step`/`to_step` (inclusive, either open) keep only
-        those steps, before paging and downsampling; an item outside them is a
-        ProtocolError naming the range (the backend ignored it)."""
-        endpoint = "GET /v1/runs/{id}/telemetry"
-        params: dict[str, Any] = {"since_seq": since_seq, "max_points": max_points}
-        if metrics:
-            params["metric"] = list(metrics)
-        if from_step is not None:
-            params["from_step"] = from_step
-        if to_step is not None:
-            params["to_step"] = to_step
-        result: TelemetryPage = await self._get(
-            adapters.TELEMETRY(),
-            f"/v1/runs/{_seg(run_id)}/telemetry",
-            endpoint,
-            "runs.telemetry",
-            params,
-        )
-        # Samples carry no run_id (API.md): what can be checked is that they follow since_seq
-        # and lie in the step range asked for.
-        after_seq(endpoint, (item.seq for item in result.items), since_seq)
-        in_steps(endpoint, (item.step for item in result.items), from_step, to_step)
-        return only_metrics(result, metrics) if metrics else result
 
     async def log_page(
         self,
@@ -393,6 +354,4 @@ class ItoClient(ClientBase):
         return LogStream(self, run_id, query, tail=tail, since_seq=since_seq, on_state=on_state)
 
 
-def _seg(value: str) -> str:
-    """`value` as one URL path segment: ids never add path segments or queries."""
-    return quote(value, safe="")
+_seg = seg

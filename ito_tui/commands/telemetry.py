@@ -20,7 +20,6 @@ a backend that ignores the range is an error (exit 1) naming it. A reader that g
 from __future__ import annotations
 
 import argparse
-import io
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,7 @@ from .output import safe, schema_help, to_jsonable
 
 if TYPE_CHECKING:
     from ito_tui.client import ItoClient
-    from ito_tui.contract import TelemetrySample
+    from ito_tui.contract import TelemetryPage
 
 SURVEY_POINTS = 2000
 """Samples of the survey that finds the open metrics' names when no `--metric` is given."""
@@ -116,36 +115,42 @@ async def export(ctx: Context, client: ItoClient) -> int:
     """Write the series to stdout, a page at a time."""
     args = ctx.args
     names: list[str] = list(dict.fromkeys(args.metric))
-    query: dict[str, Any] = {"from_step": args.from_step, "to_step": args.to_step}
+    query: dict[str, Any] = {
+        "metrics": tuple(names),
+        "from_step": args.from_step,
+        "to_step": args.to_step,
+    }
     writer: _Json | _Csv
     if args.json:
         writer = _Json(ctx)
+        read: Any = client.telemetry
     else:
         if not names:
-            survey = await client.telemetry(args.run, max_points=SURVEY_POINTS, **query)
-            names = sorted({n for item in survey.items for n in item.metrics})
+            survey = await client.telemetry_dicts(args.run, max_points=SURVEY_POINTS, **query)
+            names = sorted({n for item in survey["items"] for n in item["metrics"]})
         writer = _Csv(ctx, names, strict=not args.metric)
-    wanted = tuple(args.metric)
+        read = client.telemetry_dicts
     if args.max_points is not None:
-        page = await client.telemetry(args.run, max_points=args.max_points, metrics=wanted, **query)
-        writer.write(page.items)
+        writer.write(await read(args.run, max_points=args.max_points, **query))
         return writer.close()
     cursor: int | None = None
     for _ in range(MAX_PAGES):
-        page = await client.telemetry(args.run, since_seq=cursor, metrics=wanted, **query)
-        if not page.items:
+        last = writer.write(await read(args.run, since_seq=cursor, **query))
+        if last is None:
             break
-        writer.write(page.items)
-        last = page.items[-1].seq
-        nxt = page.next_since_seq
-        cursor = nxt if nxt is not None and nxt >= last else last
+        cursor = last
     else:
         raise CommandError(f"the backend's pages did not end after {MAX_PAGES}", ExitCode.ERROR)
     return writer.close()
 
 
+def _next(last: int, nxt: int | None) -> int:
+    """Where the next page starts: the backend's cursor, unless it points back."""
+    return nxt if nxt is not None and nxt >= last else last
+
+
 class _Csv:
-    """CSV of the pages, the header first (`state/export.py`)."""
+    """CSV of the pages (`ItoClient.telemetry_dicts`), the header first (`state/export.py`)."""
 
     def __init__(self, ctx: Context, names: list[str], *, strict: bool) -> None:
         from ito_tui.state.export import columns
@@ -155,35 +160,33 @@ class _Csv:
         self._known = frozenset(names)
         self._check = strict
         self._missed: set[str] = set()
-        self._stages: dict[str, str] = {}
         self._rows = 0
-        self._emit([[safe(c) for c in columns(names)]])
+        self._emit("".join(",".join(_quoted(safe(c)) for c in columns(names)) + "\n"))
 
-    def _emit(self, rows: list[list[Any]]) -> None:
+    def _emit(self, text: str) -> None:
         from ito_tui.redaction import redact_secrets
-        from ito_tui.state.export import write_csv
 
-        buffer = io.StringIO()
-        write_csv(buffer, rows)
-        self._ctx.out.stdout.write(redact_secrets(buffer.getvalue()))
+        self._ctx.out.stdout.write(redact_secrets(text))
 
-    def write(self, items: list[TelemetrySample]) -> None:
-        from ito_tui.state.export import row_values
+    def write(self, page: dict[str, Any]) -> int | None:
+        """Write a page's rows; the cursor of the next page (None: this one was empty)."""
+        from ito_tui.state.export import PLAIN_STAGES, csv_text, dict_row_values
 
-        stages = self._stages
-        rows = []
-        for item in items:
-            row = row_values(item, self._names)
-            stage = row[2]
-            shown = stages.get(stage)
-            if shown is None:
-                shown = stages[stage] = safe(stage)
-            row[2] = shown
-            rows.append(row)
-            if self._check and not self._known.issuperset(item.metrics):
-                self._missed.update(n for n in item.metrics if n not in self._known)
+        items = page["items"]
+        if not items:
+            return None
+        names, known = self._names, self._known
+        rows = [dict_row_values(item, names) for item in items]
+        if self._check:
+            for item in items:
+                if not known.issuperset(item["metrics"]):
+                    self._missed.update(n for n in item["metrics"] if n not in known)
+        for row in rows:
+            if row[2] not in PLAIN_STAGES:
+                row[2] = safe(row[2])
         self._rows += len(rows)
-        self._emit(rows)
+        self._emit(csv_text(rows))
+        return _next(items[-1]["seq"], page["next_since_seq"])
 
     def close(self) -> int:
         self._ctx.out.stdout.flush()
@@ -198,6 +201,13 @@ class _Csv:
         return 0
 
 
+def _quoted(cell: str) -> str:
+    """A header cell as CSV (RFC 4180): quoted when it holds a comma, quote or line end."""
+    if any(ch in cell for ch in ',"\r\n'):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
 class _Json:
     """One sample per line: the endpoint's item, RFC 8259, ASCII only."""
 
@@ -205,13 +215,18 @@ class _Json:
         self._ctx = ctx
         self._rows = 0
 
-    def write(self, items: list[TelemetrySample]) -> None:
+    def write(self, page: TelemetryPage) -> int | None:
+        """Write a page's samples; the cursor of the next page (None: this one was empty)."""
         from ito_tui.redaction import redact_secrets
 
+        items = page.items
+        if not items:
+            return None
         dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
         text = "".join(dumps.encode(to_jsonable(item)) + "\n" for item in items)
         self._rows += len(items)
         self._ctx.out.stdout.write(redact_secrets(text))
+        return _next(items[-1].seq, page.next_since_seq)
 
     def close(self) -> int:
         self._ctx.out.stdout.flush()

@@ -7,8 +7,20 @@ import io
 import math
 from datetime import UTC, datetime
 
+import pytest
+from pydantic import TypeAdapter
+
 from ito_tui.contract import TelemetrySample
-from ito_tui.state.export import FIXED, columns, csv_rows, row_values, write_csv
+from ito_tui.contract.sample_dicts import SampleDictPage
+from ito_tui.state.export import (
+    FIXED,
+    columns,
+    csv_rows,
+    csv_text,
+    dict_row_values,
+    row_values,
+    write_csv,
+)
 from tests.tui import pipeline_fakes
 
 
@@ -36,7 +48,7 @@ def test_non_finite_values_are_nan_inf_and_missing_ones_empty() -> None:
     assert row["lr"] == "" and row["rl.reward_mean"] == ""
     assert row["metrics.a"] == "nan" and row["metrics.b"] == "1.5"
     assert row["metrics.c"] == "" and row["metrics.d"] == "-inf" and row["metrics.e"] == ""
-    assert row["seq"] == "7" and row["step"] == "70" and row["ts"] == "2026-11-29T12:00:01.250Z"
+    assert row["seq"] == "7" and row["step"] == "70" and row["ts"] == "2026-11-29T12:00:01.250000Z"
     assert row["spend_usd"] == f"{s.spend_usd:.2f}"
 
 
@@ -56,3 +68,33 @@ def test_text_with_commas_quotes_and_newlines_is_quoted() -> None:
     buffer = io.StringIO()
     write_csv(buffer, [row_values(s, [])])
     assert next(csv.reader(io.StringIO(buffer.getvalue())))[2] == 'odd, "stage"\nname'
+
+
+def as_dicts(samples: list[TelemetrySample]) -> list[dict[str, object]]:
+    """The samples as `ItoClient.telemetry_dicts` gives them (through the wire's JSON)."""
+    raw = "[" + ",".join(s.model_dump_json() for s in samples) + "]"
+    page = TypeAdapter(SampleDictPage).validate_json('{"items":' + raw + "}")
+    items: list[dict[str, object]] = page["items"]
+    return items
+
+
+@pytest.mark.parametrize("stage", ["pretrain", 'odd, "stage"', "null"])
+def test_the_fast_csv_says_what_csv_rows_says(stage: str) -> None:
+    samples = [
+        sample(seq=1, loss="NaN", lr=1e-5, metrics={"a": "Infinity", "b": 1e16}),
+        sample(seq=2, stage=stage, loss="-Infinity", grad_norm=None, metrics={"a": 0.1}),
+        sample(seq=3, rl={"reward_mean": 0.5, "entropy": None, "max_staleness_steps": 2,
+                          "staleness_bound": 4, "filtered_group_frac": 0.1, "ess_frac": "NaN"}),
+    ]  # fmt: skip
+    names = ["b", "a", "missing"]
+    text = csv_text([dict_row_values(d, names) for d in as_dicts(samples)])
+    got = list(csv.reader(io.StringIO(text)))
+    expected = list(csv_rows(samples, names))
+    assert len(got) == len(expected) == 3
+    for row, want in zip(got, expected, strict=True):
+        assert len(row) == len(columns(names))
+        for a, b, column in zip(row, want, columns(names), strict=True):
+            if a != b:
+                assert float(a) == float(b), (column, a, b)
+    assert got[1][FIXED.index("stage")] == stage
+    assert got[0][FIXED.index("loss")] == "nan" and got[1][FIXED.index("loss")] == "-inf"
