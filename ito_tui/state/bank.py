@@ -13,6 +13,7 @@ from __future__ import annotations
 from ito_tui.contract import TelemetrySample
 from ito_tui.format import to_float
 
+from .inspect_ref import RefCache
 from .metrics import METRICS
 from .pace import Pace
 from .telemetry import TelemetrySeries
@@ -52,6 +53,8 @@ class TelemetryBank:
         self._refused: set[str] = set()
         self.refused_overflow = 0
         """Samples of refused names past the `_MAX_REFUSED` names remembered."""
+        self.ref_cache = RefCache()
+        """A reference run's overlays as last drawn on this bank's charts (`inspect_ref`)."""
         self.pace = Pace()
         """The current stage's measured step and spend on the run's clock (`projection`):
         fed by `RunTracker.feed` from live events (their `sim_ts`), not by `ingest` (a

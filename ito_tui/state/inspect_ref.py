@@ -10,14 +10,16 @@ has no holes; beyond the reference's own range a column has none.
 
 from __future__ import annotations
 
+import math
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ito_tui.textsafe import one_line
 
-from .buckets import kind_bit
+from .buckets import finite_parts, kind_bit
 from .grid import column_edges, column_of
 from .inspect_plot import interpolate
 from .inspect_points import Point, XAxis
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from .telemetry import TelemetrySeries
     from .views import ChartView
 
-__all__ = ["BY_WORDS", "RefColumns", "ref_chart", "with_reference"]
+__all__ = ["BY_WORDS", "RefCache", "RefColumns", "ref_chart", "with_reference"]
 
 BY_WORDS: dict[XAxis, str] = {"tokens": "by tokens", "step": "by step", "time": "by time"}
 """How a legend says a reference was aligned."""
@@ -40,11 +42,56 @@ RefColumns = tuple[tuple[float | None, ...], tuple[float | None, ...], float | N
 _HIDDEN: dict[XAxis, str] = {"tokens": "tokens_seen", "step": "step"}
 
 
-def _keyed(ref: Sequence[Point], by: XAxis) -> tuple[list[float], list[float]]:
-    """The reference's (key, value) ordered by key: tokens, step, or seconds since its
-    first sample; one value per key (the newest by seq: the branch a rewind kept)."""
+class RefCache:
+    """A bank's reference overlays as last drawn, so a redraw with no new sample (and the
+    same reference) costs nothing; bounded by `MAX_ENTRIES` (charts × widths × windows)."""
+
+    MAX_ENTRIES = 64
+    __slots__ = ("_keyed", "_overlays")
+
+    def __init__(self) -> None:
+        self._overlays: dict[tuple[object, ...], tuple[object, RefColumns]] = {}
+        self._keyed: dict[tuple[int, XAxis], tuple[object, Keyed]] = {}
+
+    def keyed(self, ref: tuple[Point, ...], by: XAxis) -> Keyed:
+        """`_keyed(ref, by)`, once per reference key (`ref` is kept: its id stays its)."""
+        hit = self._keyed.get((id(ref), by))
+        if hit is not None and hit[0] is ref:
+            return hit[1]
+        if len(self._keyed) >= self.MAX_ENTRIES:
+            self._keyed.clear()
+        out = _keyed(ref, by)
+        self._keyed[(id(ref), by)] = (ref, out)
+        return out
+
+    def overlay(
+        self, key: tuple[object, ...], ref: tuple[Point, ...], compute: Callable[[], RefColumns]
+    ) -> RefColumns:
+        hit = self._overlays.get(key)
+        if hit is not None and hit[0] is ref:
+            return hit[1]
+        if len(self._overlays) >= self.MAX_ENTRIES:
+            self._overlays.clear()
+        out = compute()
+        self._overlays[key] = (ref, out)
+        return out
+
+
+class Keyed(NamedTuple):
+    """A reference's values ordered by key, with their finite parts for min/max at C speed
+    (`buckets.finite_parts`: a non-finite value is +inf in `lo`, -inf in `hi`)."""
+
+    ks: list[float]
+    vs: array[float]
+    lo: array[float]
+    hi: array[float]
+
+
+def _keyed(ref: Sequence[Point], by: XAxis) -> Keyed:
+    """The reference's values ordered by key: tokens, step, or seconds since its first
+    sample; one value per key (the newest by seq: the branch a rewind kept)."""
     if not ref:
-        return [], []
+        return Keyed([], array("d"), array("d"), array("d"))
     r0 = min(p.ts for p in ref)
     newest: dict[float, Point] = {}
     for p in ref:
@@ -52,7 +99,8 @@ def _keyed(ref: Sequence[Point], by: XAxis) -> tuple[list[float], list[float]]:
         if k not in newest or p.seq > newest[k].seq:
             newest[k] = p
     ks = sorted(newest)
-    return ks, [newest[k].value for k in ks]
+    vs = array("d", [newest[k].value for k in ks])
+    return Keyed(ks, vs, *finite_parts(vs))
 
 
 def _at(ks: Sequence[float], vs: Sequence[float], k: float) -> float | None:
@@ -86,6 +134,11 @@ def _key_ranges(
         return [None] * width
     h_view = hidden.view(width, window_s)
     h_edges = column_edges(hidden.first_x, hidden.last_x, width, window_s)
+    if h_edges == edges:  # the usual case: the metric is in every sample
+        return [
+            None if col is None or col.min is None or col.max is None else (col.min, col.max)
+            for col in h_view.columns
+        ]
     out: list[tuple[float, float] | None] = []
     for c in range(width):
         j0 = column_of(edges[c], h_edges)
@@ -106,7 +159,8 @@ def ref_chart(
 ) -> RefColumns:
     """The reference `ref` on `series`' chart (`width` columns over `window_s`)."""
     width = max(1, int(width))
-    ks, vs = _keyed(ref, by)
+    keyed = bank.ref_cache.keyed(tuple(ref), by) if isinstance(ref, tuple) else _keyed(ref, by)
+    ks, vs, lo, hi = keyed
     if not ks or series.count == 0:
         return (None,) * width, (None,) * width, None
     lows: list[float | None] = []
@@ -117,10 +171,10 @@ def ref_chart(
             highs.append(None)
             continue
         a, b = bisect_left(ks, span[0]), bisect_right(ks, span[1])
-        inside = [v for v in vs[a:b] if not kind_bit(v)]
-        if inside:
-            lows.append(min(inside))
-            highs.append(max(inside))
+        low = min(lo[a:b]) if a < b else math.inf
+        if low != math.inf:
+            lows.append(low)
+            highs.append(max(hi[a:b]))
         else:
             mid = _at(ks, vs, (span[0] + span[1]) / 2)
             lows.append(mid)
@@ -153,5 +207,10 @@ def with_reference(
     if series is None or not points:
         empty = (None,) * chart.width
         return replace(chart, ref_lows=empty, ref_highs=empty, ref_label=label)
-    lows, highs, value = ref_chart(bank, series, points, chart.width, window_s, by)
+    hidden = bank.hidden["step"]
+    ours = (series.count, series.last_x, hidden.count, hidden.last_x)
+    stamp = (chart.key, chart.width, window_s, by, id(points), *ours)
+    lows, highs, value = bank.ref_cache.overlay(
+        stamp, points, lambda: ref_chart(bank, series, points, chart.width, window_s, by)
+    )
     return replace(chart, ref_lows=lows, ref_highs=highs, ref_value=value, ref_label=label)

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
     from ito_tui.contract import Proposal
     from ito_tui.state import RunState, RunTracker
+    from ito_tui.state.inspect_points import Reference
     from ito_tui.tui.repaint import Repaints
+    from ito_tui.tui.run_compare import RunCompare
     from ito_tui.tui.widgets.logs_pane import LogsPane
     from ito_tui.tui.widgets.nodes_pane import NodesPane
     from ito_tui.tui.widgets.run_summary import RunSummaryPanel
@@ -52,6 +54,19 @@ class RunActions(Screen[None]):
         binding("p", "review_proposal", "Review proposal", "Review the pending proposal"),
         binding("w", "cycle_window", "Window", "Cycle the telemetry window: 15 min, 6 h, run"),
         binding("m", "pick_metric", "Metrics", "Chart any metric the run sends (type to filter)"),
+        binding(
+            "c",
+            "compare",
+            "Compare",
+            "Draw another run on these charts, by tokens seen (type to filter; none clears)",
+            show=False,  # F1 and the palette list it; the footer at 80 columns is full
+        ),
+        binding(
+            "v",
+            "spec_diff",
+            "Spec diff",
+            "This run's spec, plan and estimate beside the reference run's",
+        ),
         binding("f", "cycle_filter", "Filter", "Cycle the event log filter by kind"),
         binding("slash", "search", "Search", "Search the event log"),
         binding(
@@ -101,6 +116,7 @@ class RunActions(Screen[None]):
     _stages: StageList
     _summary: RunSummaryPanel
     _detail: StageDetail
+    compare: RunCompare
     _cancel: CancelRunModal | None
     _selected: str | None
     _follow_current: bool
@@ -108,6 +124,11 @@ class RunActions(Screen[None]):
     @property
     def run_state(self) -> RunState:
         return self.tracker.state
+
+    @property
+    def reference(self) -> Reference | None:
+        """The reference run drawn on the charts (None: none, or not fetched yet)."""
+        return self.compare.reference
 
     def pending(self) -> list[Proposal]:
         raise NotImplementedError
@@ -157,6 +178,8 @@ class RunActions(Screen[None]):
         if action == "new_run":
             # In the footer once the run has ended, where Cancel run was.
             return s.terminal and s.spec is not None and not shell(self).session.read_only
+        if action == "spec_diff":
+            return self.compare.run_id is not None
         return True
 
     def action_review_proposal(self) -> None:
@@ -181,6 +204,28 @@ class RunActions(Screen[None]):
                 self.action_tab("tab-telemetry")
 
         self.app.push_screen(picker, picked)
+
+    def action_compare(self) -> None:
+        from ito_tui.tui.screens.run_picker import RunChoice, RunPicker
+
+        def picked(choice: RunChoice | None) -> None:
+            if choice is not None:  # None: closed without a change
+                self.compare.choose(choice.run_id)
+                self.refresh_bindings()  # the spec diff comes and goes with a reference
+                self.action_tab("tab-telemetry")
+
+        self.app.push_screen(RunPicker(self.run_id, self.compare.run_id), picked)
+
+    def _compared(self) -> None:
+        # A reference came, went, or its fetch failed: the legend and the charts follow.
+        self._panel.set_legend(self.compare.legend())
+        self.repaints.mark("charts")
+
+    def action_spec_diff(self) -> None:
+        from ito_tui.tui.screens.spec_diff import SpecDiffScreen
+
+        if (other := self.compare.run_id) is not None:
+            self.app.push_screen(SpecDiffScreen(self.run_id, other))
 
     def action_tab(self, tab: str) -> None:
         self._tabs.active = tab

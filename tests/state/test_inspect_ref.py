@@ -170,3 +170,19 @@ def test_the_hidden_step_and_tokens_series_are_neither_charts_nor_metrics() -> N
         bank["tokens_seen"]
     bound = sum(s.max_nbytes() for s in (*bank.series.values(), *bank.hidden.values()))
     assert bank.nbytes() <= bound
+
+
+def test_the_overlay_is_drawn_again_for_a_new_sample_or_another_reference() -> None:
+    tracker = RunTracker(RUN_ID)
+    for s in range(1, 21):
+        feed(tracker, s, s, M, loss_at(s * M))
+    ref = Reference("a", "a", {"loss": tuple(reference_points())})
+    first = tracker.chart("loss", 10, None, reference=ref)
+    assert tracker.chart("loss", 10, None, reference=ref) == first  # nothing new: the same
+    feed(tracker, 21, 21, M, loss_at(21 * M))
+    grown = tracker.chart("loss", 10, None, reference=ref)
+    assert grown.ref_value == pytest.approx(loss_at(21 * M))  # where we are now
+    assert grown.ref_value != first.ref_value
+    flat = Reference("b", "b", {"loss": tuple(p._replace(value=7.0) for p in reference_points())})
+    other = tracker.chart("loss", 10, None, reference=flat)
+    assert other.ref_lows == (7.0,) * 10 and other.ref_label == "b (by tokens)"

@@ -56,6 +56,7 @@ from ito_tui.tui.alerts import terminal_title
 from ito_tui.tui.messages import Reconnected, WorkerFailed
 from ito_tui.tui.repaint import CHART_INTERVAL_S, TABLE_INTERVAL_S, Repaints
 from ito_tui.tui.run_actions import RunActions
+from ito_tui.tui.run_compare import RunCompare
 from ito_tui.tui.run_ending import RunEnding
 from ito_tui.tui.run_follow import RunFollower
 from ito_tui.tui.run_lending import RunLending
@@ -104,6 +105,7 @@ class PipelineScreen(RunActions, RunLending):
         """The one repaint scheduler of this screen's panels (`pending` while one waits)."""
         self.proposals = RunProposals(self, self.tracker, self.repaints)
         self.projection = RunProjection(self)  # painted with the strip, the stages and header
+        self.compare = RunCompare(self, lambda: self._panel.extras, self._compared)
         self.ending = RunEnding(self)  # the summary panel, painted with the detail
         self.connection = "connecting"
         self.loaded = False
@@ -370,7 +372,8 @@ class PipelineScreen(RunActions, RunLending):
         panel, tracker = self._panel, self.tracker
         panel.stage = tracker.state.current_stage
         window = panel.window_s
-        views = {key: tracker.chart(key, width, window) for key, width in panel.wanted()}
+        ref, by = self.compare.reference, self.compare.by
+        views = {key: tracker.chart(key, width, window, ref, by) for key, width in panel.wanted()}
         panel.show(views, rewinds=tracker.rewinds)
 
     def _paint_log(self) -> None:
