@@ -137,6 +137,9 @@ class InspectorView:
     """The steps of the visible points and one beyond each side (`wanted_steps`)."""
     cursor: int = 0
     """The cursor's column (`viewport.cursor` resolved: never -1)."""
+    ref_smooth: tuple[float | None, ...] | None = None
+    """The reference's EMA per column, at the same weight (None: smoothing 0 or no
+    reference): TensorBoard smooths every run it draws alike."""
 
     @property
     def width(self) -> int:
@@ -220,15 +223,18 @@ def _draw(
     y_tick_count: int,
 ) -> InspectorView:
     axis = vp.axis
-    ordered, xs, pairs, ref_pairs, smooth_in = _prepare(points, ref, axis, ref_by, vp.weight)
+    prep = _prepare(points, ref, axis, ref_by, vp.weight)
+    ordered, xs, pairs, ref_pairs, smooth_in = prep[:5]
     extent = xs or [x for x, _ in ref_pairs] or [0.0]
     x_min, x_max = min(extent), max(extent)
     x_lo, x_hi = (vp.lo, vp.hi) if vp.lo is not None and vp.hi is not None else (x_min, x_max)
     columns, smooth = bucket(pairs, x_lo, x_hi, width, log_y=vp.log_y, smooth=smooth_in)
-    ref_columns = (
-        bucket(ref_pairs, x_lo, x_hi, width, log_y=vp.log_y)[0] if ref is not None else None
+    ref_columns, ref_smooth = (
+        bucket(ref_pairs, x_lo, x_hi, width, log_y=vp.log_y, smooth=prep.ref_smooth)
+        if ref is not None
+        else (None, None)
     )
-    y_lo, y_hi = y_range(columns, ref_columns, smooth=smooth)
+    y_lo, y_hi = y_range(columns, ref_columns, smooth=[*(smooth or ()), *(ref_smooth or ())])
     if now is None:
         now = datetime.fromtimestamp(max((p.ts for p in ordered), default=0.0), UTC)
     visible = [p for x, p in pairs if x_lo <= x <= x_hi]
@@ -243,6 +249,7 @@ def _draw(
         smooth=None if smooth is None else tuple(smooth),
         ref_columns=None if ref_columns is None else tuple(ref_columns),
         ref_label=None if ref is None else _ref_label(ref_label, ref_by),
+        ref_smooth=None if ref_smooth is None else tuple(ref_smooth),
         y_lo=y_lo,
         y_hi=y_hi,
         y_ticks=y_ticks(y_lo, y_hi, unit, vp.log_y, y_tick_count),
@@ -269,6 +276,7 @@ class _Prepared(NamedTuple):
     pairs: list[tuple[float, Point]]
     ref_pairs: list[tuple[float, Point]]
     smooth: list[float] | None
+    ref_smooth: list[float] | None
 
 
 _prepared: list[tuple[tuple[object, ...], tuple[object, ...], _Prepared]] = []
@@ -285,12 +293,15 @@ def _prepare(
     ordered = sorted(points, key=_seq)
     get = _X[axis]
     xs = [float(get(p)) for p in ordered]
+    ref_pairs = aligned(ref, ordered, axis, by) if ref else []
+    smooth = weight > 0
     prepared = _Prepared(
         ordered,
         xs,
         list(zip(xs, ordered, strict=True)),
-        aligned(ref, ordered, axis, by) if ref else [],
-        ema([p.value for p in ordered], weight) if weight > 0 else None,
+        ref_pairs,
+        ema([p.value for p in ordered], weight) if smooth else None,
+        ema([p.value for _, p in ref_pairs], weight) if smooth and ref_pairs else None,
     )
     _prepared[:] = [((points, ref), inputs, prepared)]
     return prepared

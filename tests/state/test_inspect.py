@@ -180,6 +180,11 @@ def test_smoothing_draws_the_ema_per_column_and_keeps_the_raw_columns() -> None:
     assert v.smooth == pytest.approx(tensorboard_smooth(values, 0.9))
     assert [c.last if c else None for c in v.columns] == values
     assert view(pts, width=4).smooth is None
+    # The reference is smoothed alike, on its own points.
+    ref = [pt(i + 1, y + 1) for i, y in enumerate(values)]
+    both = view(pts, width=4, vp=Viewport(smoothing=2), ref=ref, ref_by="step")
+    assert both.ref_smooth == pytest.approx(tensorboard_smooth([v + 1 for v in values], 0.9))
+    assert view(pts, width=4, ref=ref).ref_smooth is None
 
 
 def test_a_rewind_on_the_step_axis_draws_both_branches_in_the_band() -> None:
