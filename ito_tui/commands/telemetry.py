@@ -20,7 +20,10 @@ a backend that ignores the range is an error (exit 1) naming it. A reader that g
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .context import CommandError, Context
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
 SURVEY_POINTS = 2000
 """Samples of the survey that finds the open metrics' names when no `--metric` is given."""
+COLLECT_PAGES = 50
+"""While paging, a cyclic collection every this many pages (`_collect_every`)."""
 MAX_PAGES = 10_000_000
 """A bound on the page walk (a backend whose cursor never ends); ~10^10 samples."""
 
@@ -134,14 +139,34 @@ async def export(ctx: Context, client: ItoClient) -> int:
         writer.write(await read(args.run, max_points=args.max_points, **query))
         return writer.close()
     cursor: int | None = None
-    for _ in range(MAX_PAGES):
-        last = writer.write(await read(args.run, since_seq=cursor, **query))
-        if last is None:
-            break
-        cursor = last
-    else:
-        raise CommandError(f"the backend's pages did not end after {MAX_PAGES}", ExitCode.ERROR)
+    with _collect_every(COLLECT_PAGES):
+        for page_no in range(MAX_PAGES):
+            last = writer.write(await read(args.run, since_seq=cursor, **query))
+            if last is None:
+                break
+            cursor = last
+            if page_no % COLLECT_PAGES == COLLECT_PAGES - 1:
+                gc.collect()
+        else:
+            raise CommandError(f"the backend's pages did not end after {MAX_PAGES}", ExitCode.ERROR)
     return writer.close()
+
+
+@contextmanager
+def _collect_every(pages: int) -> Iterator[None]:
+    """The cyclic collector off while pages are walked (the caller collects every `pages`).
+
+    A page is ~50 acyclic objects a sample, freed by reference counting as soon as it is
+    written; the collector kept scanning them (12 % of the command's CPU at 10^5
+    samples). What cycles the HTTP stack makes are collected every `pages` pages, so
+    memory stays bounded."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _next(last: int, nxt: int | None) -> int:

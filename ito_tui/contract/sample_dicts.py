@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
 from pydantic_core import PydanticUndefined, core_schema
 
+from .common import _frac
 from .telemetry import TelemetrySample
 
 __all__ = ["SampleDictPage"]
@@ -31,7 +32,10 @@ def _dict_schema(model: type[BaseModel]) -> core_schema.CoreSchema:
     for name, info in model.model_fields.items():
         annotation = info.annotation
         schema = _value_schema(annotation, info.metadata)
-        if info.default is not PydanticUndefined:
+        if isinstance(info.default, dict | list) and not info.default:
+            # A fresh empty one per sample: pydantic-core deep-copies a mutable default.
+            schema = core_schema.with_default_schema(schema, default_factory=type(info.default))
+        elif info.default is not PydanticUndefined:
             schema = core_schema.with_default_schema(schema, default=info.default)
         elif info.default_factory is not None:
             schema = core_schema.with_default_schema(
@@ -56,7 +60,27 @@ def _value_schema(annotation: Any, metadata: list[Any]) -> core_schema.CoreSchem
                 raise TypeError(f"unsupported field type {annotation!r}")
             return core_schema.nullable_schema(_dict_schema(models[0]))
     annotated: Any = Annotated[(annotation, *metadata)] if metadata else annotation
-    return TypeAdapter(annotated).core_schema
+    schema: core_schema.CoreSchema = _native_fracs(TypeAdapter(annotated).core_schema)
+    return schema
+
+
+def _native_fracs(schema: Any) -> Any:
+    """`schema` with each `Frac` check (a Python call per value) behind a native one: a
+    finite value in 0..1 passes in pydantic-core, anything else goes on to `_frac`
+    (non-finite passes, out of range fails), so the outcome is the same."""
+    if isinstance(schema, list):
+        return [_native_fracs(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    function = schema.get("function")
+    if (
+        schema.get("type") == "function-after"
+        and isinstance(function, dict)
+        and function.get("function") is _frac
+    ):
+        native = core_schema.float_schema(ge=0.0, le=1.0, allow_inf_nan=False)
+        return core_schema.union_schema([native, schema], mode="left_to_right")
+    return {key: _native_fracs(value) for key, value in schema.items()}
 
 
 def _dict_factory(factory: Callable[..., Any]) -> Callable[[], Any]:

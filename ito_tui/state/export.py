@@ -193,7 +193,7 @@ def dict_row_values(sample: dict[str, Any], metrics: Sequence[str]) -> list[Any]
             rl["filtered_group_frac"],
             rl["ess_frac"],
         )
-    row += [held.get(name) for name in metrics]
+    row += map(held.get, metrics)
     return row
 
 
