@@ -38,6 +38,7 @@ __all__ = [
     "against",
     "estimate_rows",
     "fact_rows",
+    "outcome_brief",
     "outcome_text",
     "stage_line",
     "summary_json",
@@ -128,6 +129,16 @@ def outcome_text(end: RunEnd) -> str:
     return outcome
 
 
+def outcome_brief(end: RunEnd) -> str:
+    """`completed`, `gate failed: mid-train`, `cancelled: <detail>`: a panel's heading."""
+    if end.failed_gate is not None:
+        return f"gate failed: {stage_label(end.failed_gate.stage)}"
+    word = end.outcome.replace("_", " ")
+    if end.detail and end.outcome != "completed":
+        return f"{word}: {one_line(end.detail, 60)}"
+    return word
+
+
 def summary_rows(end: RunEnd) -> list[tuple[str, str]]:
     """(label, text) rows of the summary, the same on the run screen and in `status`;
     every backend string made safe (one line), every number through `ito_tui.format`."""
@@ -157,9 +168,14 @@ def summary_rows(end: RunEnd) -> list[tuple[str, str]]:
     return rows
 
 
+def _span(p50: str, p90: str) -> str:
+    """`1h12m–1h36m`; `—` when neither is known (no estimate)."""
+    return MISSING if p50 == p90 == MISSING else f"{p50}–{p90}"
+
+
 def estimate_rows(end: RunEnd) -> list[tuple[str, str, str, str]]:
     """(label, actual, estimate p50–p90, verdict) rows for a narrow panel (`$17.5K`): the
-    run screen's actual-against-estimate table."""
+    run screen's actual-against-estimate table (the budget is in the run strip)."""
     hours = None if end.wall_s is None else end.wall_s / 3600
     gpu_h = MISSING if end.gpu_hours is None else fixed(end.gpu_hours, 0, grouping=True)
     gpu_est = MISSING if end.gpu_hours_est is None else fixed(end.gpu_hours_est, 0, grouping=True)
@@ -167,17 +183,16 @@ def estimate_rows(end: RunEnd) -> list[tuple[str, str, str, str]]:
         (
             "wall time",
             duration(end.wall_s),
-            f"{duration_h(end.wall_h_p50)}–{duration_h(end.wall_h_p90)}",
+            _span(duration_h(end.wall_h_p50), duration_h(end.wall_h_p90)),
             against(hours, end.wall_h_p50, end.wall_h_p90) or "",
         ),
         ("GPU-hours", gpu_h, gpu_est, ""),
         (
             "cost",
             usd_compact(end.usd_spent),
-            f"{usd_compact(end.usd_p50)}–{usd_compact(end.usd_p90)}",
+            _span(usd_compact(end.usd_p50), usd_compact(end.usd_p90)),
             against(end.usd_spent, end.usd_p50, end.usd_p90) or "",
         ),
-        ("budget", usd_compact(end.budget_usd), "", ""),
     ]
 
 
@@ -190,6 +205,8 @@ def fact_rows(end: RunEnd) -> list[tuple[str, str]]:
         interruptions += f" · {MISSING if lost is None else integer(lost)} steps lost"
     rows = [("interrupts", interruptions), ("rollbacks", _rollback_text(end.rollbacks))]
     for s in end.stages:
+        if s.name not in TRAINING_STAGES and s.gate is None and s.status == "passed":
+            continue  # data prep, the plan: nothing to say but `passed` (the list says it)
         parts = [] if s.status == "passed" else [status_label(s.status)]
         if (loss := _loss(s)) is not None:
             parts.append(loss)

@@ -14,7 +14,14 @@ from ito_tui.contract import Proposal, Run, TelemetrySample
 from ito_tui.format import MISSING
 from ito_tui.state import RunState
 from ito_tui.state.summary import run_end
-from ito_tui.state.summary_text import against, summary_json, summary_rows
+from ito_tui.state.summary_text import (
+    against,
+    estimate_rows,
+    fact_rows,
+    outcome_brief,
+    summary_json,
+    summary_rows,
+)
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 ESTIMATE: dict[str, Any] = {
@@ -262,3 +269,23 @@ def test_against_the_estimate() -> None:
     assert against(4.0, 2, 3) == "over p90"
     assert against(None, 2, 3) is None and against(1, None, 3) is None
     assert against(math.nan, 2, 3) is None
+
+
+def test_the_panel_rows_are_narrow_and_say_by_how_much_a_gate_missed() -> None:
+    end = run_end(RunState.from_run(failed_gate()), proposals=[])
+    assert end is not None
+    assert outcome_brief(end) == "gate failed: mid-train"
+    table = {label: rest for label, *rest in estimate_rows(end)}
+    assert table["cost"] == ["$1.8K", "$1.6K–$2.2K", "p50–p90"]
+    assert table["wall time"] == ["9h30m", "10h00m–14h00m", "under p50"]
+    facts = dict(fact_rows(end))
+    assert facts["rollbacks"] == "none" and facts["interrupts"] == "0"
+    assert facts["mid-train"] == "FAILED · loss — · gate✗ gsm8k short by 0.09"
+    assert facts["pretrain"] == "loss 2.31"
+
+
+def test_the_panel_table_without_an_estimate_says_so_once() -> None:
+    r = run("completed", [stage("pretrain", "passed", 0, 2)], estimate=None)
+    end = run_end(RunState.from_run(r))
+    assert end is not None
+    assert [row[2] for row in estimate_rows(end)] == [MISSING, MISSING, MISSING]

@@ -34,7 +34,9 @@ def test_pipeline_running_at_200x50(snap_compare: Any) -> None:
 def test_pipeline_gate_failed_at_200x50(snap_compare: Any) -> None:
     """You should see the red GATE FAILED banner naming the mid-train gate; in the 64-column
     left column every stage's line whole (`passed … gate✓`, mid-train `FAILED … gate✗`) and
-    the failing gate's results each `value ± stderr` on one line; charts four rows high."""
+    the failing gate's results each `value ± stderr` on one line, under the Run summary
+    (its facts one line each, a failed gate's misses wrapped under their column); charts
+    four rows high."""
     client = FakeRunClient(script=gate_fail_script().events)
     app = snapshot_app(client, now=NOW, start=RUN_ID)
     assert snap_compare(app, terminal_size=SIZE, run_before=settle_quiet)

@@ -56,8 +56,10 @@ def test_pipeline_running(snap_compare: Any, size: tuple[int, int]) -> None:
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_pipeline_gate_failed(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the red GATE FAILED banner naming the mid-train gate and its failing
-    benchmarks (gsm8k, math), saying the run was stopped and cannot be overridden; the
-    stage list with pretrain passed (gate✓) and mid-train FAILED (gate✗); no continue key."""
+    benchmarks (gsm8k, math), saying the run was stopped and cannot be overridden and that n
+    starts a new run from this spec; the stage list with pretrain passed (gate✓) and
+    mid-train FAILED (gate✗); under it the Run summary (gate failed: mid-train, no estimate:
+    —); New run in the footer, no continue key."""
     client = FakeRunClient(script=gate_fail_script().events)
     assert snap_compare(pipeline_app(client), terminal_size=size, run_before=settle_quiet)
 

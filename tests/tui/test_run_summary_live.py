@@ -27,7 +27,7 @@ from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 SPEED = 300_000.0
 PANEL_WORDS = (
-    "Run summary", "n: new run from this spec", "actual", "estimate", "wall time",
+    "Run summary · completed", "actual", "estimate", "wall time",
     "GPU-hours", "cost", "rollbacks", "pretrain", "gate✓",
 )  # fmt: skip
 
@@ -101,10 +101,10 @@ async def test_a_failed_gate_summary_and_its_banner_name_the_key(
         assert end is not None and end.outcome == "gate_failed"
         assert end.failed_gate is not None and str(end.failed_gate.stage) == "mid_train"
         shown = str(panel.render())
-        assert "stopped by a failed gate: the mid-train gate" in shown
+        assert "Run summary · gate failed: mid-train" in shown
         assert "gate✗" in shown and "short by" in shown
         banner = str(screen.query_one(GateBanner).render())
-        assert "start a new run" in banner and "n: a new run from this spec" in banner
+        assert "start a new run" in banner and "(n: from this spec)" in banner
         assert screen.check_action("new_run", ()) is True
         assert screen.check_action("cancel_run", ()) is False
 

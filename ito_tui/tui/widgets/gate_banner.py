@@ -53,6 +53,8 @@ class GateBanner(Widget):
         text.append(f" ({safe(gate.battery_id)})")
         text.append("\nThe run was stopped by this gate. ", style="bold")
         text.append("Failing: " + failing_summary(gate))
-        text.append("\nA failed gate cannot be overridden; start a new run to try again ")
-        text.append("(n: a new run from this spec).", style="bold")
+        # One line at 80 columns: the key that starts the new run, with this run's spec.
+        text.append("\nA failed gate cannot be overridden; start a new run ")
+        text.append("(n: from this spec)", style="bold")
+        text.append(".")
         return text

@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.state.summary import RunEnd
-from ito_tui.state.summary_text import estimate_rows, fact_rows, outcome_text
+from ito_tui.state.summary_text import estimate_rows, fact_rows, outcome_brief
 
 LABEL = 11
 """Cells of the label column (`interrupts`, `long-context` is cut to fit)."""
@@ -29,16 +29,15 @@ def summary_lines(end: RunEnd, width: int) -> Text:
     then the facts, each value wrapped under its own column."""
     text = Text(no_wrap=False, overflow="fold")
     text.append("Run summary", style="bold")
-    text.append(" · n: new run from this spec\n", style="dim")
-    text.append(outcome_text(end) + "\n")
+    text.append(f" · {outcome_brief(end)}\n")
     rows = estimate_rows(end)
     actual = max(6, *(len(r[1]) for r in rows))
     estimate = max(8, *(len(r[2]) for r in rows))
     verdict = width >= VERDICT_FROM
-    head = f"{'':<{LABEL}}{'actual':<{actual + 1}}{'estimate':<{estimate + 1}}"
+    head = f"{'':<{LABEL}}{'actual':<{actual + 2}}{'estimate':<{estimate + 1}}"
     text.append(head.rstrip() + "\n", style="dim")
     for label, value, est, where in rows:
-        line = f"{label:<{LABEL}}{value:<{actual + 1}}{est:<{estimate + 1}}"
+        line = f"{label:<{LABEL}}{value:<{actual + 2}}{est:<{estimate + 1}}"
         text.append(line.rstrip())
         if verdict and where:
             text.append(f" {where}", style="dim")
