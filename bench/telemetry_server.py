@@ -123,7 +123,7 @@ class TelemetryServer:
         else:
             seqs = list(range(lo, min(hi, lo + self.page - 1) + 1))
             nxt = seqs[-1] if seqs else since
-        body = '{"items":[' + ",".join(map(sample_json, seqs)) + '],"next_since_seq":%d}' % nxt
+        body = '{"items":[' + ",".join(map(sample_json, seqs)) + f'],"next_since_seq":{nxt}}}'
         return Response(body, media_type="application/json")
 
 
