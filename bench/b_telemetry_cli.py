@@ -83,7 +83,7 @@ def _time(argv: list[str], lines: int, env: dict[str, str]) -> tuple[float, floa
 
 
 def run(ctx: Context) -> list[Record]:
-    n = ctx.count(1_000_000, 20_000)
+    n = ctx.count(1_000_000, 5_000)
     rounds = ctx.count(5, 2)
     with server(n) as url:
         env = apps.app_env(None, ITO_BACKEND_URL=url, ITO_TOKEN="bench-token")

@@ -117,3 +117,50 @@ def test_the_proxys_flood_and_fleet_are_what_the_client_accepts(sim_factory, ser
             assert len(page.items) == 20 and page.next_before_seq == page.items[0].seq
 
     asyncio.run(check())
+
+
+def test_quick_telemetry_cli_writes_its_19_record(tmp_path: Path) -> None:
+    from bench.b_telemetry_cli import TARGET as ROWS_TARGET
+
+    assert main(["--quick", "--out", str(tmp_path), "telemetry_cli"]) == 0
+    (rec,) = json.loads(next(tmp_path.glob("*-quick.json")).read_text())["records"]
+    assert (rec["id"], rec["name"], rec["unit"]) == (19, "telemetry_cli", "rows/s")
+    value, base = rec["value"], rec["baseline"]
+    assert len(value["runs"]) >= 2 and len(base["runs"]) == len(value["runs"])
+    assert all(math.isfinite(v) and v > 0 for v in value["runs"] + base["runs"])
+    assert rec["met"] is (value["median"] >= ROWS_TARGET)
+
+
+def test_the_telemetry_servers_samples_are_what_the_client_accepts(serve_asgi) -> None:
+    """What #19 exports is valid telemetry: every page through both of the client's
+    reads (models and checked dicts), seq after seq, NaN where it says, the range kept."""
+    import asyncio
+
+    from pydantic import SecretStr
+
+    from bench.telemetry_server import NAN_EVERY, RUN_ID, TelemetryServer, make_app
+    from ito_tui.client import ItoClient
+
+    n = NAN_EVERY + 5
+    url = serve_asgi(make_app(TelemetryServer(n, 4_000)))
+
+    async def check() -> None:
+        async with ItoClient(url, token=SecretStr("bench-token")) as client:
+            seqs: list[int] = []
+            cursor = None
+            while True:
+                page = await client.telemetry_dicts(RUN_ID, since_seq=cursor)
+                if not page["items"]:
+                    break
+                models = await client.telemetry(RUN_ID, since_seq=cursor)
+                assert [s.seq for s in models.items] == [s["seq"] for s in page["items"]]
+                seqs += [s["seq"] for s in page["items"]]
+                cursor = page["next_since_seq"]
+            assert seqs == list(range(1, n + 1))
+            ranged = await client.telemetry(RUN_ID, from_step=NAN_EVERY, to_step=NAN_EVERY)
+            (spike,) = ranged.items
+            assert math.isnan(spike.metrics["loss_metrics/global_max_loss"] or 0.0)
+            survey = await client.telemetry(RUN_ID, max_points=50)
+            assert 0 < len(survey.items) <= 50 and len(survey.items[0].metrics) == 12
+
+    asyncio.run(check())
