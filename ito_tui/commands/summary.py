@@ -42,5 +42,5 @@ def render_summary(out: Output, end: RunEnd) -> None:
     """The summary as `label  text` lines under a `summary` heading."""
     from ito_tui.state.summary_text import summary_rows
 
-    out.line(out.style("summary", "bold") + "  (the run has ended; estimate beside it)")
+    out.line(out.style("summary", "bold"))
     out.pairs(summary_rows(end))
