@@ -59,6 +59,8 @@ class ChartStack(Widget):
     ChartStack > .sparkline--nonfinite { color: $error; text-style: bold; }
     ChartStack > .sparkline--marker { color: $foreground; text-style: bold; }
     ChartStack > .sparkline--fault { color: $error; text-style: bold; }
+    ChartStack > .sparkline--reference { color: $text-muted; }
+    ChartStack > .sparkline--reference-in { color: $accent; text-style: reverse; }
     ChartStack > .chart-stack--highlight { }
     ChartStack:focus > .chart-stack--highlight { text-style: reverse bold; }
     """
@@ -71,6 +73,8 @@ class ChartStack(Widget):
         "sparkline--nonfinite",
         "sparkline--marker",
         "sparkline--fault",
+        "sparkline--reference",
+        "sparkline--reference-in",
     }
 
     can_focus = True

@@ -20,6 +20,13 @@ empty, so it never cuts a bar (a full chart read `•███•███•█
 sparse (`ROUTINE_EVERY`): at a demo's speed or over a whole run they fell in every column
 and the top row read `•••••••!•••`, which says nothing; the timeline tab lists every
 checkpoint.
+
+A reference run (`ChartView.ref_lows`/`ref_highs`, another run aligned on the same
+columns) is drawn as a dashed line in the cells its band falls in: `REF_GLYPH` above this
+run's area (`sparkline--reference`, dimmer), `REF_IN_GLYPH` where it crosses the area
+(`sparkline--reference-in`, reversed: the area stays solid with the line cut into it), so
+the two read apart without colour. Columns it has no value in between two it has repeat
+the one before, as this run's do. The scale spans both runs; marks and markers go over.
 """
 
 from __future__ import annotations
@@ -37,6 +44,13 @@ POS_INF_GLYPH = "↑"
 NEG_INF_GLYPH = "↓"
 NONFINITE_GLYPHS = frozenset({NAN_GLYPH, POS_INF_GLYPH, NEG_INF_GLYPH})
 """Glyphs of non-finite samples (never drawn otherwise: the renderer colours them)."""
+REF_GLYPH = "┄"
+"""The reference run's line (the legend's `┄ run_… (by tokens)`)."""
+REF_IN_GLYPH = "╌"
+"""The reference's line where it crosses this run's area (drawn reversed: the area stays
+solid, the line cut into it)."""
+OURS_GLYPH = "▆"
+"""How the legend shows this run's area."""
 
 MARKER_GLYPHS: dict[MarkerKind, str] = {
     "rewind": "↶",
@@ -110,6 +124,11 @@ def chart_rows(view: ChartView, rows: int) -> list[str]:
     floor = view.floor
     lo = view.vmin if floor is None else min(floor, view.vmin if view.vmin is not None else floor)
     hi = view.vmax
+    refs = _ref_extent(view)
+    if refs is not None:
+        # The scale spans both runs: a reference above or below ours is still drawn.
+        lo = refs[0] if lo is None else min(lo, refs[0])
+        hi = refs[1] if hi is None else max(hi, refs[1])
     if lo is None or hi is None:  # no finite sample: nothing but the marks
         return _marked([[" "] * width for _ in range(rows)], view)
     levels = rows * 8
@@ -117,7 +136,9 @@ def chart_rows(view: ChartView, rows: int) -> list[str]:
     blank = (" ",) * rows
     columns: list[tuple[str, ...]] = []
     span = hi - lo
+    scale = 1.0
     if span == math.inf:  # -1e308 to 1e308: halved, every level is the same
+        scale = 0.5
         lo, hi = lo / 2, hi / 2
         lows = [None if v is None else v / 2 for v in lows]
         highs = [None if v is None else v / 2 for v in highs]
@@ -141,7 +162,47 @@ def chart_rows(view: ChartView, rows: int) -> list[str]:
     grid = (
         [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in range(rows)]
     )
+    if refs is not None:
+        _referenced(grid, view, lo, span, levels, scale)
     return _marked(grid, view)
+
+
+def _ref_extent(view: ChartView) -> tuple[float, float] | None:
+    """The finite (lowest, highest) of the reference's band, None without one."""
+    values = [v for v in (*view.ref_lows, *view.ref_highs) if v is not None and v - v == 0.0]
+    return (min(values), max(values)) if values else None
+
+
+def _referenced(
+    grid: list[list[str]], view: ChartView, lo: float, span: float, levels: int, scale: float
+) -> None:
+    """The reference's band drawn over `grid`: `REF_GLYPH` in every cell from its low's
+    to its high's, column by column (a column it has no value in stays as it is); values
+    times `scale` (a halved scale: `chart_rows`)."""
+    rows = len(grid)
+    width = len(grid[0]) if grid else 0
+    lows, highs = list(view.ref_lows[:width]), list(view.ref_highs[:width])
+    known = [i for i, v in enumerate(highs) if v is not None]
+    for i in range(known[0] + 1, known[-1]) if known else ():
+        if highs[i] is None and lows[i] is None:
+            lows[i], highs[i] = lows[i - 1], highs[i - 1]
+
+    def cell(value: float) -> int:  # the cell row (0: the bottom) level `value` falls in
+        level = (value - lo) / span * levels if span > 0 else levels / 2
+        try:
+            n = round(level)
+        except (OverflowError, ValueError):
+            n = levels if level > 0 else 1
+        return min(rows - 1, max(0, (max(1, n) - 1) // 8))
+
+    for col, (low, high) in enumerate(zip(lows, highs, strict=False)):
+        ends = [v * scale for v in (low, high) if v is not None and v - v == 0.0]
+        if not ends:
+            continue
+        a, b = cell(ends[0]), cell(ends[-1])
+        for r in range(min(a, b), max(a, b) + 1):
+            row = grid[rows - 1 - r]
+            row[col] = REF_GLYPH if row[col] == " " else REF_IN_GLYPH
 
 
 def drawn_kinds(view: ChartView) -> frozenset[MarkerKind]:

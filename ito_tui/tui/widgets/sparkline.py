@@ -33,11 +33,19 @@ from ito_tui.format import NONFINITE_MARKS, metric_compact, metric_value
 from ito_tui.state.views import ChartView
 from ito_tui.textsafe import one_line
 
-from .chart_text import FAULT_GLYPH, MARKER_SET, NONFINITE_GLYPHS, chart_rows, value_span
+from .chart_text import (
+    FAULT_GLYPH,
+    MARKER_SET,
+    NONFINITE_GLYPHS,
+    REF_GLYPH,
+    REF_IN_GLYPH,
+    chart_rows,
+    value_span,
+)
 from .chart_text import NAN_GLYPH as NAN_GLYPH
 from .chart_text import POS_INF_GLYPH as POS_INF_GLYPH
 
-_SPECIAL = NONFINITE_GLYPHS | MARKER_SET
+_SPECIAL = NONFINITE_GLYPHS | MARKER_SET | {REF_GLYPH, REF_IN_GLYPH}
 """Chart glyphs drawn in a style of their own."""
 
 LABEL_WIDTH = 11
@@ -70,15 +78,22 @@ def fitted(view: ChartView, width: int) -> ChartView:
         return view
     odd = view.odd if len(view.odd) == n else (0,) * n
     shift = width - n
+    pad: tuple[None, ...] = (None,) * max(0, shift)
     if shift < 0:
         lows, highs, odd = view.lows[-shift:], view.highs[-shift:], odd[-shift:]
     else:
-        pad: tuple[None, ...] = (None,) * shift
         lows, highs, odd = pad + view.lows, pad + view.highs, (0,) * shift + odd
     markers = tuple(
         replace(m, column=m.column + shift) for m in view.markers if m.column + shift >= 0
     )
-    return replace(view, lows=lows, highs=highs, odd=odd, markers=markers)
+    refs = view.ref_lows, view.ref_highs
+    if refs[0] and shift < 0:
+        refs = refs[0][-shift:], refs[1][-shift:]
+    elif refs[0]:
+        refs = pad + refs[0], pad + refs[1]
+    return replace(
+        view, lows=lows, highs=highs, odd=odd, markers=markers, ref_lows=refs[0], ref_highs=refs[1]
+    )
 
 
 class TextSparkline(Widget):
@@ -92,6 +107,8 @@ class TextSparkline(Widget):
     TextSparkline > .sparkline--nonfinite { color: $error; text-style: bold; }
     TextSparkline > .sparkline--marker { color: $foreground; text-style: bold; }
     TextSparkline > .sparkline--fault { color: $error; text-style: bold; }
+    TextSparkline > .sparkline--reference { color: $text-muted; }
+    TextSparkline > .sparkline--reference-in { color: $accent; text-style: reverse; }
     """
     COMPONENT_CLASSES = {
         "sparkline--chart",
@@ -100,6 +117,8 @@ class TextSparkline(Widget):
         "sparkline--nonfinite",
         "sparkline--marker",
         "sparkline--fault",
+        "sparkline--reference",
+        "sparkline--reference-in",
     }
 
     LABEL_WIDTH = LABEL_WIDTH
@@ -205,7 +224,7 @@ def chart_width(width: int) -> int:
 def cells_key(view: ChartView, width: int, rows: int) -> tuple[object, ...]:
     """What a chart's cells (`chart_rows`) depend on: equal keys draw equal cells."""
     return (view.lows, view.highs, view.odd, view.markers, view.floor, view.vmin, view.vmax,
-            width, rows)  # fmt: skip
+            view.ref_lows, view.ref_highs, width, rows)  # fmt: skip
 
 
 def chart_lines(
@@ -224,6 +243,11 @@ def chart_lines(
         span = _span(view, stats) if view.vmax is not None else ""
         labels = _labels(view.label, view.sublabel, rows)
         texts = [value, span] if rows > 1 else [f"{value} {span}".strip()]
+        if view.ref_label is not None and rows > 1:
+            # The reference's value where this run is now: under ours (in place of the
+            # span at two rows; the scale spans both runs then).
+            ref = f"{REF_GLYPH} {_ref_figure(view, stats - 2)}"
+            texts = [value, ref] if rows == 2 else [value, span, ref]
     out = []
     for r in range(rows):
         label = labels[r] if r < len(labels) else ""
@@ -249,7 +273,7 @@ def _labels(label: str, sublabel: str, rows: int) -> list[str]:
 def chart_strip(row: str, y: int, columns: int, styles: tuple[Style, ...]) -> Strip:
     """Row `y` of a chart's text (`chart_lines`) with its styles: the label, the chart's
     cells (marks and markers in styles of their own) and the value (`SpanStyles`)."""
-    label, chart, value, odd, marker, fault = styles
+    label, chart, value, odd, marker, fault, reference, reference_in = styles
     chart_end = LABEL_WIDTH + columns
     cells = row[LABEL_WIDTH:chart_end]
     stats = row[chart_end:]
@@ -258,7 +282,12 @@ def chart_strip(row: str, y: int, columns: int, styles: tuple[Style, ...]) -> St
     if _SPECIAL.isdisjoint(cells):
         middle: list[Segment] = [Segment(cells, chart)]
     else:
-        by_glyph = {FAULT_GLYPH: fault, **dict.fromkeys(NONFINITE_GLYPHS, odd)}
+        by_glyph = {
+            FAULT_GLYPH: fault,
+            REF_GLYPH: reference,
+            REF_IN_GLYPH: reference_in,
+            **dict.fromkeys(NONFINITE_GLYPHS, odd),
+        }
         middle = [
             Segment("".join(run), by_glyph.get(glyph, marker) if special else chart)
             for (special, glyph), run in groupby(
@@ -271,7 +300,16 @@ def chart_strip(row: str, y: int, columns: int, styles: tuple[Style, ...]) -> St
     )
 
 
-SPAN_NAMES = ("label", "chart", "value", "nonfinite", "marker", "fault")
+SPAN_NAMES = (
+    "label",
+    "chart",
+    "value",
+    "nonfinite",
+    "marker",
+    "fault",
+    "reference",
+    "reference-in",
+)
 """The `sparkline--…` component classes, in `chart_strip`'s order."""
 
 
@@ -318,6 +356,12 @@ def changed_regions(old: list[str], new: list[str]) -> list[Region] | None:
 def _figure(view: ChartView, width: int) -> str:
     text = metric_value(view.unit, view.value)
     return metric_compact(view.unit, view.value) if len(text) > width else text
+
+
+def _ref_figure(view: ChartView, width: int) -> str:
+    """The reference's value (`—` where it has none: before its start or past its end)."""
+    text = metric_value(view.unit, view.ref_value)
+    return metric_compact(view.unit, view.ref_value) if len(text) > width else text
 
 
 def _span(view: ChartView, width: int) -> str:

@@ -76,6 +76,7 @@ class TelemetryPanel(VerticalScroll):
         self._plain = tuple(m.key for m in METRICS if m.chart and not m.rl)
         self._with_rl = tuple(m.key for m in METRICS if m.chart)
         self._extras: tuple[str, ...] = ()
+        self._legend: str | None = None
         self._charts = ChartStack(self._plain, id="telemetry-charts")
 
     @property
@@ -136,6 +137,12 @@ class TelemetryPanel(VerticalScroll):
             self._kinds, self._rewinds = kinds, rewinds
             self._caption()
 
+    def set_legend(self, legend: str | None) -> None:
+        """The reference run's legend in the caption (None: no reference)."""
+        if legend != self._legend:
+            self._legend = legend
+            self._caption()
+
     def cycle_window(self) -> None:
         self.window_index = (self.window_index + 1) % len(WINDOWS)
 
@@ -156,7 +163,9 @@ class TelemetryPanel(VerticalScroll):
         self.post_message(self.Changed(self))
 
     def _caption(self) -> None:
-        parts = [f"window: {self.window_label} (w cycles)"]
+        # The reference's legend first: a narrow pane cuts the end of the line.
+        parts = [] if self._legend is None else [self._legend]
+        parts.append(f"window: {self.window_label} (w cycles)")
         n = self._rewinds
         if n:
             parts.append(f"{MARKER_GLYPHS['rewind']} {n} rewind{'s' if n != 1 else ''}")
