@@ -153,9 +153,10 @@ stays theirs): a cursor move redraws only the readout (`with_cursor`)."""
 
 
 def _fingerprint(points: Sequence[Point]) -> tuple[int, int]:
-    """Which points these are, by their seqs (a sample's values never change): a list
-    built again from the same pages (`merge_points` on every redraw) is the same."""
-    return len(points), hash(tuple([p.seq for p in points]))
+    """Which points these are, by value: a list built again from the same pages
+    (`merge_points` on every redraw) is the same. (A NaN hashes by identity: the same
+    sample's is the same object; another NaN only costs a redraw.)"""
+    return len(points), hash(tuple(points))
 
 
 def inspector_view(
@@ -180,8 +181,7 @@ def inspector_view(
     point's time, the run's clock).
 
     Drawing the same inputs again with only the cursor moved reuses the last view's
-    columns (`with_cursor`): O(width) and a hash of the seqs, whatever the number of
-    points. The same seqs of the same `key` are taken to be the same points.
+    columns (`with_cursor`): O(width) and a hash of the points, whatever their number.
     """
     width = max(1, int(width))
     held = (points, ref, marks)
@@ -234,7 +234,9 @@ def _draw(
         if ref is not None
         else (None, None)
     )
-    y_lo, y_hi = y_range(columns, ref_columns, smooth=[*(smooth or ()), *(ref_smooth or ())])
+    y_lo, y_hi = y_range(
+        columns, ref_columns, smooth=[*(smooth or ()), *(ref_smooth or ())], log_y=vp.log_y
+    )
     if now is None:
         now = datetime.fromtimestamp(max((p.ts for p in ordered), default=0.0), UTC)
     visible = [p for x, p in pairs if x_lo <= x <= x_hi]

@@ -89,10 +89,12 @@ def step_range(
 
 
 def y_range(
-    *parts: Sequence[PlotColumn | None] | None, smooth: Sequence[float | None] | None
+    *parts: Sequence[PlotColumn | None] | None,
+    smooth: Sequence[float | None] | None,
+    log_y: bool = False,
 ) -> tuple[float | None, float | None]:
     """The plotted extremes of the columns (ours, the reference's) and the EMA, widened
-    around a flat line so it has a scale."""
+    around a flat line so it has a scale (by 5 %, or half a decade in log-Y)."""
     lows = [c.lo for cols in parts for c in cols or () if c is not None and c.lo is not None]
     highs = [c.hi for cols in parts for c in cols or () if c is not None and c.hi is not None]
     smoothed = [v for v in smooth or () if v is not None]
@@ -100,7 +102,7 @@ def y_range(
         return None, None
     lo, hi = min(lows + smoothed), max(highs + smoothed)
     if hi == lo:
-        pad = abs(lo) * 0.05 or 1.0
+        pad = 0.5 if log_y else abs(lo) * 0.05 or 1.0
         lo, hi = lo - pad, hi + pad
     return lo, hi
 

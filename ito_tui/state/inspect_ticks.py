@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
-from ito_tui.format import fixed, percent, when
+from ito_tui.format import BIG, fixed, general, percent, when
 
 from .inspect_points import XAxis
 
@@ -27,9 +27,14 @@ X_LABEL_CELLS = 14
 
 
 def nice_step(span: float, count: int) -> float:
-    """A spacing of 1, 2, 2.5 or 5 × 10^k giving about `count` ticks over `span` (> 0)."""
+    """A spacing of 1, 2, 2.5 or 5 × 10^k giving about `count` ticks over `span` (> 0);
+    0.0 when no float spacing does (a span of subnormals, or past the float range)."""
     rough = span / max(1, count)
+    if not (rough > 0 and math.isfinite(rough)):
+        return 0.0
     magnitude = 10.0 ** math.floor(math.log10(rough))
+    if not magnitude > 0:
+        return 0.0
     for m in (1.0, 2.0, 2.5, 5.0):
         if rough <= m * magnitude:
             return m * magnitude
@@ -40,12 +45,19 @@ def _decimals(step: float) -> int:
     """Decimals that write multiples of `step` apart (0.25 → 2, 5 → 0)."""
     for d in range(10):
         scaled = step * 10**d
-        if abs(scaled - round(scaled)) <= 1e-6 * max(1.0, scaled):
+        if abs(scaled - round(scaled)) <= 1e-6 * scaled:
             return d
     return 10
 
 
 def _number(value: float, step: float) -> str:
+    if step < 1e-4 or abs(value) >= BIG:  # `3e-05`, `3.25e-05`, `2e+20`: as many digits
+        if value == 0:  # as `step` needs
+            return "0"
+        exponent = math.floor(math.log10(step))
+        digits = math.floor(math.log10(abs(value))) - exponent + 1
+        digits += _decimals(step / 10.0**exponent)
+        return general(value, max(1, min(6, digits)))
     magnitude = abs(value)
     for limit, suffix in _SUFFIXES:
         if magnitude >= limit:
@@ -71,6 +83,11 @@ def tick_label(unit: str, value: float, step: float) -> str:
 
 
 def _multiples(lo: float, hi: float, step: float) -> list[float]:
+    """The multiples of `step` in [lo, hi] (none when `step` cannot count them)."""
+    if not (step > 0 and math.isfinite(lo / step) and math.isfinite(hi / step)):
+        return []
+    if (hi - lo) / step > 1000:
+        return []
     first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
     return [float(f"{k * step:.12g}") for k in range(first, last + 1)]  # 2.8, not 2.80…03
 
@@ -90,10 +107,12 @@ def y_ticks(
         every = max(1.0, float(math.ceil((y_hi - y_lo) / count)))
         out = []
         for k in _multiples(y_lo, y_hi, every):
+            if not -324 < k < 309:  # beyond a float's powers of ten
+                continue
             v = 10.0**k
             out.append((k, tick_label(unit, v, v)))
         return tuple(out)
-    lo, hi = 10.0**y_lo, 10.0**y_hi
+    lo, hi = 10.0**y_lo, (10.0**y_hi if y_hi < 308.25 else math.inf)  # no OverflowError
     step = nice_step(hi - lo, count)
     return tuple(
         (math.log10(v), tick_label(unit, v, step)) for v in _multiples(lo, hi, step) if v > 0

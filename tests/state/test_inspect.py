@@ -237,6 +237,10 @@ def test_ticks_have_units_and_nice_values_and_times_their_date() -> None:
     assert tick_label("number", 1_250_000.0, 250_000.0) == "1.25M"
     assert tick_label("number", 182_000.0, 1000.0) == "182K"
     assert tick_label("usd", 1500.0, 500.0) == "$1.5K"
+    lr = [label for _, label in y_ticks(3e-5, 4e-5, "number", False)]
+    assert lr == ["3e-05", "3.25e-05", "3.5e-05", "3.75e-05", "4e-05"]
+    assert y_ticks(0.0, 1e308, "number", False)[-1][1] == "1e308"
+    assert y_ticks(0.0, math.inf, "number", False) == ()  # no spacing counts that
     steps = x_ticks(0.0, 200_000.0, 60, "step", datetime.fromtimestamp(T, UTC))
     assert [label for _, label in steps] == ["0", "50K", "100K", "150K", "200K"]
     assert steps[0][0] == 0 and steps[-1][0] == 59

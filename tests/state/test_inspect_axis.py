@@ -175,3 +175,43 @@ def test_the_cursor_stays_in_the_plot_and_wanted_steps_inside_the_data(
     wanted = wanted_steps(vp, view)
     if wanted is not None:
         assert 10 <= wanted[0] <= wanted[1] <= 10_000
+
+
+ANY_FLOAT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 5e-324, 1e308, -1e308, 1e-300]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(ANY_FLOAT, max_size=40),
+    ref_values=st.lists(ANY_FLOAT, max_size=10),
+    width=st.integers(1, 120),
+    log_y=st.booleans(),
+    smoothing=st.integers(0, 3),
+    axis=st.sampled_from(AXES),
+    cursor=st.integers(-1, 130),
+)
+def test_any_values_draw_without_raising_and_ticks_stay_on_the_scale(
+    values: list[float],
+    ref_values: list[float],
+    width: int,
+    log_y: bool,
+    smoothing: int,
+    axis: XAxis,
+    cursor: int,
+) -> None:
+    pts = [Point(i, i * 7 % 50, i * 1000, T + i, v) for i, v in enumerate(values)]
+    ref = [Point(i, i * 3, i * 2000, T - 50 + i, v) for i, v in enumerate(ref_values)]
+    vp = Viewport(axis=axis, log_y=log_y, smoothing=smoothing, cursor=cursor)
+    view = inspector_view(pts, ref, (), vp, width, key="loss", label="loss", unit="number")
+    assert view.width == width and 0 <= view.cursor < width
+    if view.y_lo is not None and view.y_hi is not None:
+        assert view.y_lo < view.y_hi
+        near = 1e-6 * (view.y_hi - view.y_lo)  # a tick at an end, to rounding
+        assert all(view.y_lo - near <= v <= view.y_hi + near for v, _ in view.y_ticks)
+    for column in (*view.columns, *(view.ref_columns or ())):
+        if column is not None and column.lo is not None:
+            assert column.hi is not None and column.lo <= column.hi
+    assert all(0 <= c < width for c, _ in view.x_ticks)

@@ -245,6 +245,7 @@ class PipelineScreen(RunActions, RunLending):
     def applied(self, event: EventBase, changes: Changes) -> None:
         """One event went through the tracker: mark what it changed, route its alert."""
         self._mark(changes)
+        self.inspecting(event, changes)
         if not changes:
             return  # history (from before the snapshot) or a duplicate: no alert, no modal
         self._fleet.observe(event)  # a fleet event: the Nodes tab refreshes sooner
