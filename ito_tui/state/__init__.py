@@ -9,6 +9,16 @@ from .changes import EVERYTHING, NOTHING, Changes
 from .eventlog import NOISY_TYPES, SEVERITIES, EventLog, LogEntry, describe, severity_of
 from .fleet import FleetView, fleet_view
 from .fleet_events import NodeIncident
+from .inspect import (
+    InspectorView,
+    Mark,
+    Point,
+    Reference,
+    Viewport,
+    XAxis,
+    inspector_view,
+    points_of,
+)
 from .logbuffer import LogBuffer, ShownLine
 from .logfilter import LogFilter
 from .metrics import BY_KEY, METRICS, Metric, Unit
@@ -47,17 +57,21 @@ __all__ = [
     "Column",
     "EventLog",
     "FleetView",
+    "InspectorView",
     "LogBuffer",
     "LogEntry",
     "LogFilter",
     "LossSpike",
+    "Mark",
     "Marker",
     "MarkerKind",
     "Metric",
     "NodeIncident",
     "Outcome",
+    "Point",
     "Progress",
     "Projection",
+    "Reference",
     "Rewind",
     "RunState",
     "RunTracker",
@@ -67,9 +81,13 @@ __all__ = [
     "TelemetryBank",
     "TelemetrySeries",
     "Unit",
+    "Viewport",
+    "XAxis",
     "chart_view",
     "describe",
     "fleet_view",
+    "inspector_view",
+    "points_of",
     "progress",
     "progress_of_run",
     "projection",
