@@ -18,6 +18,7 @@ from textual.widgets import Input, Static, TabbedContent
 from ito_tui.tui.messages import OpenLogsAt
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.eventlog import FILTERS, EventLogView
 from ito_tui.tui.widgets.stages import StageList
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
@@ -25,11 +26,13 @@ from ito_tui.tui.widgets.telemetry import TelemetryPanel
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from ito_tui.contract import Proposal
+    from ito_tui.contract import EventBase, Proposal
     from ito_tui.state import RunState, RunTracker
+    from ito_tui.state.changes import Changes
     from ito_tui.state.inspect_points import Reference
     from ito_tui.tui.repaint import Repaints
     from ito_tui.tui.run_compare import RunCompare
+    from ito_tui.tui.screens.inspector import InspectorScreen
     from ito_tui.tui.widgets.logs_pane import LogsPane
     from ito_tui.tui.widgets.nodes_pane import NodesPane
     from ito_tui.tui.widgets.run_summary import RunSummaryPanel
@@ -120,6 +123,8 @@ class RunActions(Screen[None]):
     _cancel: CancelRunModal | None
     _selected: str | None
     _follow_current: bool
+    inspector: InspectorScreen | None = None
+    """The chart inspector opened from this screen, while it is open (`inspecting`)."""
 
     @property
     def run_state(self) -> RunState:
@@ -140,6 +145,26 @@ class RunActions(Screen[None]):
     def _charts_changed(self) -> None:
         # The window, the stage or a chart's width changed: the views are computed again.
         self.repaints.mark("charts")
+
+    @on(ChartStack.Open)
+    def _open_chart(self, event: ChartStack.Open) -> None:
+        # Enter or a click on a chart (a fixed one or an open metric): full-screen.
+        from ito_tui.tui.screens.inspector import InspectorScreen  # pushed on demand only
+
+        self.inspector = InspectorScreen(
+            self.run_id, event.key, tracker=self.tracker, reference=self.reference
+        )
+        self.app.push_screen(self.inspector)
+
+    def inspecting(self, event: EventBase, changes: Changes) -> None:
+        """Hand a live event that changed the telemetry to the open inspector."""
+        inspector = self.inspector
+        if inspector is None or not changes.telemetry:
+            return
+        if inspector.is_attached:
+            inspector.observe(event)
+        else:
+            self.inspector = None  # closed: let it go
 
     @on(StageList.StageSelected)
     def _stage_selected(self, event: StageList.StageSelected) -> None:
