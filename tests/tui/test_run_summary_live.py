@@ -83,7 +83,7 @@ async def test_a_happy_run_ends_with_its_summary_and_n_fills_the_form(
         assert form.values() == values_of(run.spec)
         assert form.values().post_training == "sft" and form.values().seq_len == "8192"
         await pilot.press("escape")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not isinstance(app.screen, SpecFormScreen), what="back")
         assert await run_count(sim.url) == before  # nothing was sent
 
 
@@ -153,5 +153,5 @@ async def test_n_on_the_runs_list_fills_the_form_after_a_picker_when_the_booking
         assert form.values().data_ref == done.spec.data_ref
         assert form.values().post_training == "dpo"
         await pilot.press("escape")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not isinstance(app.screen, SpecFormScreen), what="back")
         assert await run_count(sim.url) == before

@@ -21,10 +21,15 @@ from ito_tui.textsafe import safe
 
 
 def booking_line(b: Booking, now: datetime) -> Text:
-    """`bk_h100_4n_ib  H100 4×8 · ends in 3d04h` (the booking's strings literal)."""
+    """`bk_h100_4n_ib  H100 4×8 · ends in 3d04h` (`· ✗ 1 unhealthy` when a node is, as in
+    the booking picker; the booking's strings literal)."""
+    from ito_tui.tui.screens.bookings import health_word  # the picker's words (loaded)
+
     sku = safe(b.gpu_sku.split("-")[0])
     when = ends_in(b.ends_at, now)
-    return Text(f"{safe(b.booking_id)}  {sku} {b.node_count}×{b.gpus_per_node} · {when}")
+    line = f"{safe(b.booking_id)}  {sku} {b.node_count}×{b.gpus_per_node} · {when}"
+    sick = health_word(b)
+    return Text(f"{line} · {sick}" if sick else line)
 
 
 NO_FREE_BOOKING = (
