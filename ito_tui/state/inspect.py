@@ -240,6 +240,7 @@ def _draw(
     if now is None:
         now = datetime.fromtimestamp(max((p.ts for p in ordered), default=0.0), UTC)
     visible = [p for x, p in pairs if x_lo <= x <= x_hi]
+    placed = place_marks(marks, ordered, axis, x_lo, x_hi, width)
     view = InspectorView(
         key=key,
         label=label,
@@ -256,9 +257,9 @@ def _draw(
         y_hi=y_hi,
         y_ticks=y_ticks(y_lo, y_hi, unit, vp.log_y, y_tick_count),
         x_ticks=x_ticks(x_lo, x_hi, width, axis, now),
-        marks=place_marks(marks, ordered, axis, x_lo, x_hi, width),
+        marks=placed,
         readout=None,
-        notes=notes(columns, visible, axis, vp.log_y),
+        notes=notes(columns, visible, axis, vp.log_y, placed),
         x_min=x_min,
         x_max=x_max,
         step_range=step_range(xs, ordered, x_lo, x_hi),

@@ -112,9 +112,11 @@ def notes(
     visible: Sequence[Point],
     axis: XAxis,
     log_y: bool,
+    marks: Sequence[tuple[int, Mark]] = (),
 ) -> tuple[str, ...]:
     """What the plot cannot show by itself: values log-Y leaves out, the first
-    non-finite value, a stretch of steps a rewind ran twice (`visible` by seq)."""
+    non-finite value, a stretch of steps a rewind ran twice (`visible` by seq: a sample
+    at or below a step already drawn; the stretch starts at the rewind's mark, if any)."""
     out: list[str] = []
     hidden = sum(c.hidden for c in columns if c is not None)
     if log_y and hidden:
@@ -128,14 +130,20 @@ def notes(
     if axis == "step":
         top: int | None = None
         for p in visible:
-            if top is not None and p.step < top:
-                out.append(
-                    f"steps {integer(p.step)}–{integer(top)} ran twice (rewind): "
-                    "the band holds both, the line the resumed run"
-                )
+            if top is not None and p.step <= top:
+                out.append(_rewound(p.step, top, marks))
                 break
             top = p.step if top is None else max(top, p.step)
     return tuple(out)
+
+
+def _rewound(step: int, top: int, marks: Sequence[tuple[int, Mark]]) -> str:
+    """The note of steps run twice: from the resumed sample's step (or the rewind's own,
+    when a rewind mark says where the run went back to) to the highest step before."""
+    back = [m.step for _, m in marks if m.kind == "rewind" and m.step is not None]
+    start = max((s for s in back if s <= step), default=step)
+    stretch = f"step {integer(top)}" if start >= top else f"steps {integer(start)}–{integer(top)}"
+    return f"{stretch} ran twice (rewind): the band holds both, the line the resumed run"
 
 
 def ref_between(ref_columns: Sequence[PlotColumn | None], cursor: int) -> float | None:

@@ -290,3 +290,17 @@ def test_the_readout_interpolates_a_coarser_reference_between_its_columns() -> N
     assert v.ref_columns is not None and v.ref_columns[5] is None
     assert v.readout is not None and v.readout.ref_value == pytest.approx(3.0)
     assert v.readout.diff == pytest.approx(-2.0)
+
+
+def test_a_rewind_between_two_samples_is_noted_from_its_mark() -> None:
+    # Sampled every 250 steps: the rollback to 1,100 resumes with a sample at 1,250 again.
+    first = [pt(i, 3.0, step=i * 250) for i in range(1, 6)]  # 250..1,250
+    resumed = [pt(6, 2.9, step=1250), pt(7, 2.8, step=1500)]
+    rewind = Mark("rewind", 6, T + 5.5, 1100, None, "rewind 1,250→1,100")
+    v = view(first + resumed, width=6, marks=[rewind])
+    assert (
+        "steps 1,100–1,250 ran twice (rewind): the band holds both, the line the " in (v.notes[0])
+    )
+    col = v.columns[4]  # step 1,250: both samples
+    assert col is not None and (col.lo, col.hi, col.last, col.count) == (2.9, 3.0, 2.9, 2)
+    assert view(first + resumed, width=6).notes[0].startswith("step 1,250 ran twice")
