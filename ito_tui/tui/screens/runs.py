@@ -18,7 +18,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
@@ -27,6 +26,7 @@ from ito_tui.contract import RunSummary
 from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
 from ito_tui.tui.messages import NeedsYouChanged, Reconnected
+from ito_tui.tui.runs_marks import RunMarks
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import poll_interval, shell
@@ -61,7 +61,7 @@ def matches(run: RunSummary, state_filter: str | None) -> bool:
     return str(run.state) == state_filter
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(RunMarks):
     """All runs; Enter opens one. It is the start screen when the operator has active runs."""
 
     DEFAULT_CSS = """
@@ -69,8 +69,9 @@ class RunsScreen(Screen[None]):
     RunsScreen DataTable { height: 1fr; }
     RunsScreen > .runs--badge { color: $needs-human; text-style: bold reverse; }
     RunsScreen > .runs--failed { color: $gate-failed; text-style: bold; }
+    RunsScreen > .runs--marked { text-style: bold reverse; }
     """
-    COMPONENT_CLASSES = {"runs--badge", "runs--failed"}
+    COMPONENT_CLASSES = {"runs--badge", "runs--failed", "runs--marked"}
 
     BINDINGS = [
         Binding("enter", "open", "Open", id="runs.open", tooltip="Open the run's pipeline"),
@@ -215,7 +216,10 @@ class RunsScreen(Screen[None]):
         width = self.app.size.width
         compact = width < runs_table.COMPACT_BELOW
         full = [
-            row_of(r, badge, failed, marks_of(needs_you, r.run_id, now), compact=compact)
+            self.with_mark(
+                r.run_id,
+                row_of(r, badge, failed, marks_of(needs_you, r.run_id, now), compact=compact),
+            )
             for r in shown
         ]
         columns = runs_table.plan(
@@ -271,6 +275,7 @@ class RunsScreen(Screen[None]):
         text = f"filter: {self.state_filter or 'all'} (s) · {shown} of {len(self.runs)} runs"
         if waiting:
             text += f" · {waiting} waiting for approval"
+        text += self.marks_caption()
         if self.fetches and not self.runs:
             text = "No runs on this backend yet: ctrl+o opens the bookings to start one."
         if text != self._caption_text:  # an unchanged caption is not repainted
@@ -310,6 +315,8 @@ class RunsScreen(Screen[None]):
             )
         if action == "back":
             return len(self.app.screen_stack) > 1  # opened over the picker (ctrl+r)
+        if (allowed := self.marks_allow(action)) is not None:
+            return allowed
         return True
 
     @on(DataTable.RowSelected)
