@@ -325,15 +325,27 @@ def with_cursor(view: InspectorView, vp: Viewport) -> InspectorView:
     return replace(view, viewport=vp, cursor=cursor, readout=_readout(view, cursor))
 
 
+def _nearest(columns: Sequence[PlotColumn | None], cursor: int) -> int | None:
+    """The column nearest `cursor` holding a point (the left one of two as near)."""
+    for d in range(len(columns)):
+        for c in (cursor - d, cursor + d):
+            if 0 <= c < len(columns) and columns[c] is not None:
+                return c
+    return None
+
+
 def _readout(view: InspectorView, cursor: int) -> Readout | None:
-    if not any(view.columns):
+    """What the cursor's column says: its newest point, or the nearest column's when it
+    has none (the step says which); the marks are the cursor's column's own."""
+    at = _nearest(view.columns, cursor)
+    if at is None:
         return None
     here = tuple(m for c, m in view.marks if c == cursor)
-    col = view.columns[cursor]
+    col = view.columns[at]
     last = None if col is None else col.last_point
     if col is None or last is None:
         return Readout(None, None, None, None, None, None, None, None, here)
-    ref_value = None if view.ref_columns is None else ref_between(view.ref_columns, cursor)
+    ref_value = None if view.ref_columns is None else ref_between(view.ref_columns, at)
     return Readout(
         value=last.value,
         lo=None if col.low_point is None else col.low_point.value,
