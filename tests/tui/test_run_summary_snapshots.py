@@ -85,3 +85,16 @@ def test_run_summary_gate_failed(snap_compare: Any, size: tuple[int, int]) -> No
     · gate✗ gsm8k short by 0.09, math short by 0.06."""
     app = ended_app(gate_fail_script())
     assert snap_compare(app, terminal_size=size, run_before=settle_quiet)
+
+
+def test_run_summary_ito_ansi(snap_compare: Any) -> None:
+    """You should see the completed run's summary at 80x24 in the 16-colour `ito-ansi`
+    theme: the heading bold, the table's header and the facts' labels dim, nothing that
+    needs more than the terminal's own colours to read."""
+    client = FakeRunClient(
+        script=completed_script().events,
+        run_model=run_snapshot(estimate=ESTIMATE),
+        pending=[ROLLBACK],
+    )
+    app = snapshot_app(client, now=NOW, start=RUN_ID, theme="ito-ansi")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle_quiet)
