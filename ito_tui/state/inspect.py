@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from operator import attrgetter
-from typing import NamedTuple
 
+from ito_tui.format import stage_label
 from ito_tui.textsafe import one_line
 
 from .inspect_axis import (
@@ -32,7 +31,7 @@ from .inspect_axis import (
     zoom,
 )
 from .inspect_layout import notes, place_marks, ref_between, step_range, y_range
-from .inspect_plot import PlotColumn, aligned, bucket, ema
+from .inspect_plot import PlotColumn, bucket, ema
 from .inspect_points import (
     MAX_REF_POINTS,
     SMOOTHING,
@@ -44,6 +43,7 @@ from .inspect_points import (
     merge_points,
     points_of,
 )
+from .inspect_prepare import fingerprint, prepare
 from .inspect_ref import BY_WORDS, REF_LABEL_WIDTH
 from .inspect_ticks import x_ticks, y_ticks
 from .metrics import Unit
@@ -137,6 +137,8 @@ class InspectorView:
     """The steps of the visible points and one beyond each side (`wanted_steps`)."""
     cursor: int = 0
     """The cursor's column (`viewport.cursor` resolved: never -1)."""
+    stage: str | None = None
+    """The stage whose steps the step axis shows, when the points span several."""
     ref_smooth: tuple[float | None, ...] | None = None
     """The reference's EMA per column, at the same weight (None: smoothing 0 or no
     reference): TensorBoard smooths every run it draws alike."""
@@ -150,13 +152,6 @@ _Memo = tuple[tuple[object, ...], tuple[object, ...], "InspectorView"]
 _memo: list[_Memo] = []
 """The last view drawn and what it was drawn from (the inputs held, so the marks' id
 stays theirs): a cursor move redraws only the readout (`with_cursor`)."""
-
-
-def _fingerprint(points: Sequence[Point]) -> tuple[int, int]:
-    """Which points these are, by value: a list built again from the same pages
-    (`merge_points` on every redraw) is the same. (A NaN hashes by identity: the same
-    sample's is the same object; another NaN only costs a redraw.)"""
-    return len(points), hash(tuple(points))
 
 
 def inspector_view(
@@ -173,6 +168,7 @@ def inspector_view(
     ref_by: XAxis = "tokens",
     now: datetime | None = None,
     y_tick_count: int = 5,
+    stage: str | None = None,
 ) -> InspectorView:
     """`points` (any order; each seq once: `merge_points`) drawn `width` columns wide as
     `vp` says, with `ref` (a reference's points of the same key, aligned by `ref_by`)
@@ -180,14 +176,18 @@ def inspector_view(
     aligned. `now` decides which time ticks carry their date (default: the newest
     point's time, the run's clock).
 
+    Steps count from 0 in each stage, so the step axis shows one stage: `stage`, else
+    the newest point's (the reference's points of that stage, the marks of its time);
+    tokens seen and time show every stage.
+
     Drawing the same inputs again with only the cursor moved reuses the last view's
     columns (`with_cursor`): O(width) and a hash of the points, whatever their number.
     """
     width = max(1, int(width))
     held = (points, ref, marks)
     inputs = (
-        _fingerprint(points),
-        None if ref is None else _fingerprint(ref),
+        fingerprint(points),
+        None if ref is None else fingerprint(ref),
         (id(marks), len(marks)),
         replace(vp, cursor=-1),
         width,
@@ -198,11 +198,12 @@ def inspector_view(
         ref_by,
         now,
         y_tick_count,
+        stage,
     )
     if _memo and _memo[0][1] == inputs:
         return with_cursor(_memo[0][2], vp)
     view = _draw(
-        points, ref, marks, vp, width, key, label, unit, ref_label, ref_by, now, y_tick_count
+        points, ref, marks, vp, width, key, label, unit, ref_label, ref_by, now, y_tick_count, stage
     )
     _memo[:] = [(held, inputs, view)]
     return view
@@ -221,9 +222,13 @@ def _draw(
     ref_by: XAxis,
     now: datetime | None,
     y_tick_count: int,
+    stage: str | None,
 ) -> InspectorView:
     axis = vp.axis
-    prep = _prepare(points, ref, axis, ref_by, vp.weight)
+    prep = prepare(points, ref, axis, ref_by, vp.weight, stage)
+    if prep.stage is not None:
+        t0, t1 = prep.window
+        marks = [m for m in marks if t0 <= m.ts < t1]
     ordered, xs, pairs, ref_pairs, smooth_in = prep[:5]
     extent = xs or [x for x, _ in ref_pairs] or [0.0]
     x_min, x_max = min(extent), max(extent)
@@ -259,58 +264,19 @@ def _draw(
         x_ticks=x_ticks(x_lo, x_hi, width, axis, now),
         marks=placed,
         readout=None,
-        notes=notes(columns, visible, axis, vp.log_y, placed),
+        notes=_stage_note(prep.stage) + notes(columns, visible, axis, vp.log_y, placed),
         x_min=x_min,
         x_max=x_max,
         step_range=step_range(xs, ordered, x_lo, x_hi),
+        stage=prep.stage,
     )
     return with_cursor(view, vp)
 
 
-def _seq(p: Point) -> int:
-    return p.seq
-
-
-class _Prepared(NamedTuple):
-    """What a view computes from its inputs before the range: kept while they stay."""
-
-    ordered: list[Point]
-    xs: list[float]
-    pairs: list[tuple[float, Point]]
-    ref_pairs: list[tuple[float, Point]]
-    smooth: list[float] | None
-    ref_smooth: list[float] | None
-
-
-_prepared: list[tuple[tuple[object, ...], tuple[object, ...], _Prepared]] = []
-"""The last `_Prepared` and its inputs (held, so their ids stay theirs): zoom and pan
-bucket again without sorting, aligning or smoothing again."""
-
-
-def _prepare(
-    points: Sequence[Point], ref: Sequence[Point] | None, axis: XAxis, by: XAxis, weight: float
-) -> _Prepared:
-    inputs = (_fingerprint(points), None if ref is None else _fingerprint(ref), axis, by, weight)
-    if _prepared and _prepared[0][1] == inputs:
-        return _prepared[0][2]
-    ordered = sorted(points, key=_seq)
-    get = _X[axis]
-    xs = [float(get(p)) for p in ordered]
-    ref_pairs = aligned(ref, ordered, axis, by) if ref else []
-    smooth = weight > 0
-    prepared = _Prepared(
-        ordered,
-        xs,
-        list(zip(xs, ordered, strict=True)),
-        ref_pairs,
-        ema([p.value for p in ordered], weight) if smooth else None,
-        ema([p.value for _, p in ref_pairs], weight) if smooth and ref_pairs else None,
-    )
-    _prepared[:] = [((points, ref), inputs, prepared)]
-    return prepared
-
-
-_X = {"step": attrgetter("step"), "tokens": attrgetter("tokens"), "time": attrgetter("ts")}
+def _stage_note(stage: str | None) -> tuple[str, ...]:
+    if stage is None:
+        return ()
+    return (f"{stage_label(stage)} steps (x: tokens or time for the whole run)",)
 
 
 def _ref_label(label: str | None, by: XAxis) -> str:

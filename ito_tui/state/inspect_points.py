@@ -54,6 +54,8 @@ class Point(NamedTuple):
     """Epoch seconds (`sample.ts`), the clock the bank's charts use too."""
     value: float
     """NaN / ±inf allowed: data, marked, never scaled."""
+    stage: str = ""
+    """The sample's stage: steps count from 0 in each (tokens seen and time go on)."""
 
 
 class Mark(NamedTuple):
@@ -117,7 +119,8 @@ def points_of(samples: Iterable[TelemetrySample], key: str) -> list[Point]:
     for s in samples:
         raw = getter(s) if getter is not None else s.metrics.get(key)
         if isinstance(raw, int | float | Decimal):
-            out.append(Point(s.seq, s.step, s.tokens_seen, s.ts.timestamp(), to_float(raw)))
+            value = to_float(raw)
+            out.append(Point(s.seq, s.step, s.tokens_seen, s.ts.timestamp(), value, str(s.stage)))
     return out
 
 

@@ -307,3 +307,26 @@ def test_a_rewind_between_two_samples_is_noted_from_its_mark() -> None:
     col = v.columns[4]  # step 1,250: both samples
     assert col is not None and (col.lo, col.hi, col.last, col.count) == (2.9, 3.0, 2.9, 2)
     assert view(first + resumed, width=6).notes[0].startswith("step 1,250 ran twice")
+
+
+def test_the_step_axis_shows_one_stage_and_tokens_show_the_run() -> None:
+    pre = [Point(i, i * 10, i * 10_000, T + i, 3.0, "pretrain") for i in range(1, 11)]
+    sft = [Point(10 + i, i, 100_000 + i * 100, T + 10 + i, 1.5, "sft") for i in range(1, 6)]
+    marks = [
+        Mark("checkpoint", 5, T + 5, 50, None, "checkpoint step 50 (c1)"),
+        Mark("checkpoint", 14, T + 14, 4, None, "checkpoint step 4 (c2)"),
+    ]
+    v = view(pre + sft, width=5, marks=marks)
+    assert v.stage == "sft" and (v.x_min, v.x_max) == (1.0, 5.0)
+    assert v.notes == ("SFT steps (x: tokens or time for the whole run)",)  # no "rewind"
+    assert [m.label for _, m in v.marks] == ["checkpoint step 4 (c2)"]
+    older = inspector_view(
+        pre + sft, None, marks, Viewport(), 10, key="loss", label="loss", unit="number",
+        stage="pretrain",
+    )  # fmt: skip
+    assert older.stage == "pretrain" and older.x_max == 100.0
+    assert [m.label for _, m in older.marks] == ["checkpoint step 50 (c1)"]
+    tokens = view(pre + sft, width=5, vp=Viewport(axis="tokens"), marks=marks)
+    assert tokens.stage is None and tokens.x_max == 100_500.0 and not tokens.notes
+    one = view(pre, width=5)
+    assert one.stage is None and not one.notes
