@@ -231,7 +231,7 @@ def cmd_status(ctx: Context) -> int:
 
         async with ctx.client() as client:
             run = await client.run(ctx.args.run)
-            end = await fetch_run_end(client, run)
+            end = await fetch_run_end(client, run, ctx.out)
         if ctx.args.json:
             from ito_tui.state.summary_text import summary_json
 

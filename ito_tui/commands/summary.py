@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .output import Output
+from .output import Output, safe
 
 if TYPE_CHECKING:
-    from ito_tui.client import ItoClient
+    from ito_tui.client.protocol import ItoApi
     from ito_tui.contract import Run
     from ito_tui.state.summary import RunEnd
 
@@ -21,20 +21,29 @@ LAST_SAMPLE_POINTS = 2
 """`max_points` of the one telemetry page asked for: the range's newest sample is kept."""
 
 
-async def fetch_run_end(client: ItoClient, run: Run) -> RunEnd | None:
+async def fetch_run_end(client: ItoApi, run: Run, out: Output) -> RunEnd | None:
     """The summary of `run` (None while it runs), with its proposals and newest sample
-    when the backend offers them."""
+    when the backend offers them (a failed read of either: a warning on `out`'s stderr)."""
     if not run.terminal:
         return None
+    from ito_tui.client.errors import AuthError, BackendUnavailable, ItoError
     from ito_tui.state import RunState
     from ito_tui.state.summary import run_end
 
     caps = await client.capabilities()
-    proposals = await client.proposals(run.run_id) if caps.has("proposals.read") else None
-    sample = None
-    if caps.has("runs.telemetry"):
-        page = await client.telemetry(run.run_id, max_points=LAST_SAMPLE_POINTS)
-        sample = max(page.items, key=lambda s: s.seq, default=None)
+    proposals, sample = None, None
+    try:
+        if caps.has("proposals.read"):
+            proposals = await client.proposals(run.run_id)
+        if caps.has("runs.telemetry"):
+            page = await client.telemetry(run.run_id, max_points=LAST_SAMPLE_POINTS)
+            sample = max(page.items, key=lambda s: s.seq, default=None)
+    except (AuthError, BackendUnavailable):
+        raise  # the session's problem: the command says so and exits with its code
+    except ItoError as exc:
+        # A refused or malformed extra read costs the summary those facts (—), not the
+        # snapshot: say which, and print the rest.
+        out.warn(f"summary: {safe(exc)}; its rollbacks or final loss are shown as —")
     return run_end(RunState.from_run(run), proposals=proposals, last_sample=sample)
 
 

@@ -4,6 +4,7 @@ that ended, in-process against desk_sim on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .conftest import Result
 from .test_commands import SPEC
@@ -101,3 +102,27 @@ def test_status_of_a_running_run_has_no_summary(cli, backend) -> None:
     if doc["state"] not in ("completed", "failed", "cancelled"):
         assert doc["summary"] is None
         assert "summary" not in cli("status", run_id).out.split("\n", 1)[1]
+
+
+async def test_a_failed_extra_read_costs_the_summary_those_facts_only() -> None:
+    import io
+
+    from ito_tui.client.errors import ProtocolError
+    from ito_tui.commands.output import Output
+    from ito_tui.commands.summary import fetch_run_end
+    from ito_tui.format import MISSING
+    from ito_tui.state.summary_text import summary_rows
+    from tests.support.fakes import FakeClient
+    from tests.tui.pipeline_fakes import run_snapshot
+
+    class BrokenProposals(FakeClient):
+        async def proposals(self, run_id: str, status: str | None = None) -> Any:
+            raise ProtocolError("GET /v1/runs/{id}/proposals: items[0].kind: not a string")
+
+    run = run_snapshot(state="completed")
+    client = BrokenProposals(run_model=run)
+    err = io.StringIO()
+    end = await fetch_run_end(client, run, Output(io.StringIO(), err))
+    assert end is not None and end.outcome == "completed"
+    assert dict(summary_rows(end))["rollbacks"] == MISSING
+    assert "summary:" in err.getvalue() and "proposals" in err.getvalue()
