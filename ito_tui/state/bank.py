@@ -53,6 +53,10 @@ class TelemetryBank:
         self._refused: set[str] = set()
         self.refused_overflow = 0
         """Samples of refused names past the `_MAX_REFUSED` names remembered."""
+        self.stage: str | None = None
+        """The newest sample's stage."""
+        self.stage_since: float | None = None
+        """The x of that stage's first sample here (steps count from 0 in each stage)."""
         self.ref_cache = RefCache()
         """A reference run's overlays as last drawn on this bank's charts (`inspect_ref`)."""
         self.pace = Pace()
@@ -110,6 +114,9 @@ class TelemetryBank:
         if spend - spend != 0.0:
             spend = to_float(sample.spend_usd)
         s["spend_usd"].append(x, spend)
+        stage = str(sample.stage)
+        if stage != self.stage:
+            self.stage, self.stage_since = stage, x
         h = self.hidden
         h["step"].append(x, to_float(sample.step))
         h["tokens_seen"].append(x, to_float(sample.tokens_seen))

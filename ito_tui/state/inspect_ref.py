@@ -51,17 +51,19 @@ class RefCache:
 
     def __init__(self) -> None:
         self._overlays: dict[tuple[object, ...], tuple[object, RefColumns]] = {}
-        self._keyed: dict[tuple[int, XAxis], tuple[object, Keyed]] = {}
+        self._keyed: dict[tuple[int, XAxis, str | None], tuple[object, Keyed]] = {}
 
-    def keyed(self, ref: tuple[Point, ...], by: XAxis) -> Keyed:
-        """`_keyed(ref, by)`, once per reference key (`ref` is kept: its id stays its)."""
-        hit = self._keyed.get((id(ref), by))
+    def keyed(self, ref: tuple[Point, ...], by: XAxis, stage: str | None) -> Keyed:
+        """`_keyed(ref, by, stage)`, once per reference key (`ref` is kept: its id stays
+        its)."""
+        key = (id(ref), by, stage)
+        hit = self._keyed.get(key)
         if hit is not None and hit[0] is ref:
             return hit[1]
         if len(self._keyed) >= self.MAX_ENTRIES:
             self._keyed.clear()
-        out = _keyed(ref, by)
-        self._keyed[(id(ref), by)] = (ref, out)
+        out = _keyed(ref, by, stage)
+        self._keyed[key] = (ref, out)
         return out
 
     def overlay(
@@ -87,9 +89,12 @@ class Keyed(NamedTuple):
     hi: array[float]
 
 
-def _keyed(ref: Sequence[Point], by: XAxis) -> Keyed:
-    """The reference's values ordered by key: tokens, step, or seconds since its first
-    sample; one value per key (the newest by seq: the branch a rewind kept)."""
+def _keyed(ref: Sequence[Point], by: XAxis, stage: str | None = None) -> Keyed:
+    """The reference's values ordered by key: tokens, step (of `stage`'s points only, when
+    they say their stage: steps count from 0 in each), or seconds since its first sample;
+    one value per key (the newest by seq: the branch a rewind kept)."""
+    if by == "step" and stage is not None and any(p.stage for p in ref):
+        ref = [p for p in ref if p.stage == stage]
     if not ref:
         return Keyed([], array("d"), array("d"), array("d"))
     r0 = min(p.ts for p in ref)
@@ -120,7 +125,19 @@ def _key_ranges(
     bank: TelemetryBank, series: TelemetrySeries, width: int, window_s: float | None, by: XAxis
 ) -> list[tuple[float, float] | None]:
     """Per column of `series`' chart, the range of our key (tokens, step, or seconds
-    since our first sample) its samples cover."""
+    since our first sample) its samples cover; by step, only the current stage's columns
+    (an earlier stage's steps are not this stage's)."""
+    ranges = _all_key_ranges(bank, series, width, window_s, by)
+    since = bank.stage_since
+    if by != "step" or since is None:
+        return ranges
+    edges = column_edges(series.first_x or 0.0, series.last_x or 0.0, width, window_s)
+    return [None if edges[c + 1] <= since else r for c, r in enumerate(ranges)]
+
+
+def _all_key_ranges(
+    bank: TelemetryBank, series: TelemetrySeries, width: int, window_s: float | None, by: XAxis
+) -> list[tuple[float, float] | None]:
     anchor = bank.hidden["step"]
     first, last = series.first_x, series.last_x
     if first is None or last is None or anchor.first_x is None:
@@ -159,7 +176,9 @@ def ref_chart(
 ) -> RefColumns:
     """The reference `ref` on `series`' chart (`width` columns over `window_s`)."""
     width = max(1, int(width))
-    keyed = bank.ref_cache.keyed(tuple(ref), by) if isinstance(ref, tuple) else _keyed(ref, by)
+    stage = bank.stage
+    cache = bank.ref_cache
+    keyed = cache.keyed(ref, by, stage) if isinstance(ref, tuple) else _keyed(ref, by, stage)
     ks, vs, lo, hi = keyed
     if not ks or series.count == 0:
         return (None,) * width, (None,) * width, None

@@ -186,3 +186,33 @@ def test_the_overlay_is_drawn_again_for_a_new_sample_or_another_reference() -> N
     flat = Reference("b", "b", {"loss": tuple(p._replace(value=7.0) for p in reference_points())})
     other = tracker.chart("loss", 10, None, reference=flat)
     assert other.ref_lows == (7.0,) * 10 and other.ref_label == "b (by tokens)"
+
+
+def test_by_step_the_small_charts_match_the_current_stage_only() -> None:
+    tracker = RunTracker(RUN_ID)
+    for s in range(1, 21):
+        feed(tracker, s, s, M, 3.0)
+    for s in range(1, 21):  # SFT: steps from 0 again
+        data = {**telemetry_data(20 + s, s, stage="sft", loss=1.0), "tokens_seen": (20 + s) * M}
+        tracker.feed(
+            make_event(
+                "telemetry", seq=20 + s, run_id=RUN_ID, ts=T0 + timedelta(seconds=20 + s),
+                data=data,
+            )
+        )  # fmt: skip
+    ref = Reference(
+        "prev",
+        "prev",
+        {
+            "loss": (
+                *(Point(s, s, s * M, T + s, 30.0, "pretrain") for s in range(1, 21)),
+                *(Point(20 + s, s, (20 + s) * M, T + 20 + s, 10.0, "sft") for s in range(1, 21)),
+            )
+        },
+    )
+    by_step = tracker.chart("loss", 10, None, reference=ref, by="step")
+    assert by_step.ref_lows[:4] == (None,) * 4  # pretrain's columns: not this stage's steps
+    assert set(by_step.ref_lows[6:]) == {10.0}  # SFT against the reference's SFT
+    assert by_step.ref_value == 10.0
+    by_tokens = tracker.chart("loss", 10, None, reference=ref)
+    assert by_tokens.ref_lows[0] == 30.0 and by_tokens.ref_lows[-1] == 10.0
