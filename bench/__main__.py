@@ -45,6 +45,7 @@ BENCHMARKS: dict[str, tuple[str, tuple[int, ...], str]] = {
     ),
     "nodes_tab": ("b_nodes", (18,), "18.15 Nodes tab, 128 nodes x 8 GPUs every 5 s: CPU, bytes"),
     "logs_cli": ("b_logs_cli", (18,), "18.16 `ito-tui logs --tail 100000 --json` lines/s"),
+    "inspector": ("b_inspector", (17,), "17 the chart inspector on 10^7 samples: keys, RSS"),
     "telemetry_cli": ("b_telemetry_cli", (19,), "`ito-tui telemetry RUN --csv` of 10^6 rows/s"),
 }
 

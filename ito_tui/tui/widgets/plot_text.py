@@ -311,6 +311,54 @@ def _joined(cells: list[Run]) -> list[Run]:
     return [("".join(t for t, _ in run), style) for style, run in groupby(cells, lambda c: c[1])]
 
 
+_Body = tuple[list[tuple[str, list[Run]]], list[list[Run]]]
+"""The plot rows (axis label, cells joined into runs) and the rows under them."""
+_body: list[tuple[tuple[object, ...], _Body]] = []
+"""The last body drawn and what it was drawn from: a cursor move (`with_cursor`) keeps
+the columns, so only the readout and the cursor's column are drawn again."""
+
+
+def _body_of(view: InspectorView, width: int, plot_rows: int, plain: bool) -> _Body:
+    key = (view.columns, view.smooth, view.ref_columns, view.ref_label, view.y_lo, view.y_hi,
+           view.y_ticks, view.x_ticks, view.marks, view.notes, view.label,
+           view.viewport.weight, width, plot_rows, plain)  # fmt: skip
+    if _body and _body[0][0] == key:
+        return _body[0][1]
+    cols = plot_columns(width)
+    grid = _Grid(plot_rows, cols, plain)
+    _draw_columns(grid, view)
+    cells = _plot_cells(grid, view.columns)
+    rows = [(label, _joined(row)) for label, row in zip(_y_labels(view, grid), cells, strict=True)]
+    marker_label = f"{'marks':>{Y_WIDTH - 2}}  "
+    under = [
+        [(marker_label, "axis"), *_joined(_marker_row(view, cols))],
+        [(" " * Y_WIDTH, "axis"), (_x_row(view, cols), "axis")],
+        _legend(view, plain, width),
+    ]
+    body = (rows, [_fit(line, width) for line in under])
+    _body[:] = [(key, body)]
+    return body
+
+
+def _with_cursor(runs: list[Run], cursor: int) -> list[Run]:
+    """`runs` (one glyph a cell) with the cell at `cursor` in its style `|cursor`."""
+    out: list[Run] = []
+    at = 0
+    for text, style in runs:
+        end = at + len(text)
+        if at <= cursor < end:
+            i = cursor - at
+            if i:
+                out.append((text[:i], style))
+            out.append((text[i], f"{style}|cursor"))
+            if i + 1 < len(text):
+                out.append((text[i + 1 :], style))
+        else:
+            out.append((text, style))
+        at = end
+    return out
+
+
 def plot_lines(
     view: InspectorView | None, width: int, height: int, *, plain: bool
 ) -> list[list[Run]]:
@@ -321,21 +369,14 @@ def plot_lines(
         blank = [[(" " * width, "text")] for _ in range(height)]
         blank[0] = [(one_line("no data yet", width).ljust(width), "readout")]
         return blank
-    grid = _Grid(plot_rows, cols, plain)
-    _draw_columns(grid, view)
-    cells = _plot_cells(grid, view.columns)
-    cursor = view.cursor
+    rows, under = _body_of(view, width, plot_rows, plain)
+    cursor = view.cursor if 0 <= view.cursor < cols else -1
     lines: list[list[Run]] = [[(text.ljust(width), "readout")] for text in _readout(view, width)]
-    for label, row in zip(_y_labels(view, grid), cells, strict=True):
-        if 0 <= cursor < cols:
-            glyph, style = row[cursor]
-            row[cursor] = (glyph, f"{style}|cursor")
-        lines.append([(label, "axis"), *_joined(row)])
-    marker_label = f"{'marks':>{Y_WIDTH - 2}}  "
-    lines.append([(marker_label, "axis"), *_joined(_marker_row(view, cols))])
-    lines.append([(" " * Y_WIDTH, "axis"), (_x_row(view, cols), "axis")])
-    lines.append(_legend(view, plain, width))
-    return [_fit(line, width) for line in lines[:height]]
+    for label, runs in rows:
+        line = [(label, "axis"), *(_with_cursor(runs, cursor) if cursor >= 0 else runs)]
+        lines.append(_fit(line, width))
+    lines.extend(under)
+    return lines[:height]
 
 
 def _fit(line: list[Run], width: int) -> list[Run]:
