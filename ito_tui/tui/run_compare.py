@@ -89,12 +89,13 @@ class RunCompare:
         if run_id is None:
             return None
         name = one_line(run_id, 32)
-        text = f"{OURS_GLYPH} this run {REF_GLYPH} {name} ({BY_WORDS[self.by]})"
+        # The reference first: at 80 columns the caption is ~40 cells and cuts its end.
+        text = f"{REF_GLYPH} {name} ({BY_WORDS[self.by]}) · {OURS_GLYPH} this run"
         if self.error is not None:
             kept = "the last kept" if self.reference is not None else "nothing to draw"
-            return f"{text}: fetch failed, {kept}"
+            return f"{REF_GLYPH} {name}: fetch failed, {kept}"
         if self.reference is None:
-            return f"{text}: fetching…"
+            return f"{REF_GLYPH} {name}: fetching…"
         return text
 
     def _start(self) -> None:

@@ -57,10 +57,12 @@ async def diffed(pilot: Pilot[Any]) -> None:
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_reference_overlaid(snap_compare: Any, size: tuple[int, int], theme: str) -> None:
     """You should see run_7f3a9c's Telemetry tab with run_5b21e0 drawn on every chart as a
-    dashed line (┄) over this run's area: on the loss chart the two agree at first and the
-    line runs below the area from about step 300 on; the caption's legend says
-    `▆ this run ┄ run_5b21e0 (by tokens)`; each chart's second value row says the
-    reference's value where this run is now (`┄ 2.44` on the loss)."""
+    dashed line: ┄ above this run's area, ╌ cut (reversed) into it, none where it falls on
+    this run's own curve (the bars keep their shape): on the loss chart the two agree at
+    first and the line runs inside the area, below our curve, from about step 300 on; the
+    caption starts with the legend `┄ run_5b21e0 (by tokens) · ▆ this run`; each chart's
+    last value row says the reference's value where this run is now (`┄ 1.91` on the loss).
+    The footer offers `v Spec diff`."""
     app = snapshot_app(client(), now=NOW, start=RUN_ID, theme=theme)
     assert snap_compare(app, terminal_size=size, run_before=compared)
 

@@ -72,3 +72,14 @@ def test_a_view_fitted_to_another_width_keeps_the_reference_on_its_columns() -> 
     assert wider.ref_highs == (None, None, 3.0, 2.0, 1.0)
     assert fitted(view, 2).ref_lows == (2.0, 1.0)
     assert len(chart_lines(view, 40, 2)[0]) == 40 and LABEL_WIDTH < 40
+
+
+def test_where_the_curves_agree_ours_is_kept_and_where_they_part_the_line_shows() -> None:
+    # Ours ramps 1..8 (its top cells partly filled); the reference follows it to column 3,
+    # then stays at 1: it agrees on the ramp (our bars keep their shape) and parts after.
+    ours = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+    plain = chart_rows(chart_view(ours), 2)
+    drawn = chart_rows(with_ref(ours, [1.0, 2.0, 3.0, 4.0, 1.0, 1.0, 1.0, 1.0]), 2)
+    assert [row[:4] for row in drawn] == [row[:4] for row in plain]
+    assert drawn[1][4:] == REF_IN_GLYPH * 4  # cut into our area, under our tops
+    assert drawn[0][4:] == plain[0][4:]

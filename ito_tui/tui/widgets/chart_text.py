@@ -23,10 +23,12 @@ checkpoint.
 
 A reference run (`ChartView.ref_lows`/`ref_highs`, another run aligned on the same
 columns) is drawn as a dashed line in the cells its band falls in: `REF_GLYPH` above this
-run's area (`sparkline--reference`, dimmer), `REF_IN_GLYPH` where it crosses the area
-(`sparkline--reference-in`, reversed: the area stays solid with the line cut into it), so
-the two read apart without colour. Columns it has no value in between two it has repeat
-the one before, as this run's do. The scale spans both runs; marks and markers go over.
+run's area (`sparkline--reference`, dimmer), `REF_IN_GLYPH` inside it (`sparkline--
+reference-in`, reversed: the area stays solid with the line cut into it), so the two read
+apart without colour; in the cell of this run's own curve (a partial bar) the two agree and
+ours is kept, so the line shows where the curves part. Columns it has no value in between
+two it has repeat the one before, as this run's do. The scale spans both runs; marks and
+markers go over it.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ ROUTINE_FEW = 3
 FAULT_GLYPH = MARKER_GLYPHS["fault"]
 MARKER_SET = frozenset(MARKER_GLYPHS.values())
 _RANK = {kind: rank for rank, kind in enumerate(MARKER_PRIORITY)}
+_SOLID = frozenset({"█", SHADE})
+"""Cells inside this run's area (not its top): the reference's line is cut into them."""
 
 
 def _level(value: float, lo: float, hi: float, levels: int) -> float:
@@ -202,7 +206,14 @@ def _referenced(
         a, b = cell(ends[0]), cell(ends[-1])
         for r in range(min(a, b), max(a, b) + 1):
             row = grid[rows - 1 - r]
-            row[col] = REF_GLYPH if row[col] == " " else REF_IN_GLYPH
+            cell_now = row[col]
+            if cell_now == " ":
+                row[col] = REF_GLYPH
+            elif cell_now in _SOLID:
+                row[col] = REF_IN_GLYPH
+            # A partly filled cell is this run's curve itself: where the reference falls
+            # in it the two agree, and our curve's shape stays (the line shows where they
+            # part, not where they meet).
 
 
 def drawn_kinds(view: ChartView) -> frozenset[MarkerKind]:
