@@ -47,6 +47,7 @@ BENCHMARKS: dict[str, tuple[str, tuple[int, ...], str]] = {
     "logs_cli": ("b_logs_cli", (18,), "18.16 `ito-tui logs --tail 100000 --json` lines/s"),
     "inspector": ("b_inspector", (17,), "17 the chart inspector on 10^7 samples: keys, RSS"),
     "telemetry_cli": ("b_telemetry_cli", (19,), "`ito-tui telemetry RUN --csv` of 10^6 rows/s"),
+    "compare": ("b_compare", (18,), "18 two runs overlaid on Telemetry at 1 event/s: CPU vs #4"),
 }
 
 

@@ -132,14 +132,21 @@ _LISTENING = re.compile(rb"listening on (http://\S+)")
 
 @contextmanager
 def live_run(
-    ctx: Context, rate: float, *, stage: str = "pretrain", proxy_args: tuple[str, ...] = ()
+    ctx: Context,
+    rate: float,
+    *,
+    stage: str = "pretrain",
+    proxy_args: tuple[str, ...] = (),
+    history: str | None = None,
 ) -> Iterator[LiveRun]:
     """desk_sim runs a run fast until `stage`, is restarted nearly frozen on the same DB, and
     the rate proxy serves that run's event stream at `rate` events/s (`proxy_args`: more
-    options of bench/rate_server.py, e.g. a log flood or a big fleet)."""
+    options of bench/rate_server.py, e.g. a log flood or a big fleet; `history`: desk_sim
+    starts with a finished run of that scenario too, `--history`)."""
     with tempfile.TemporaryDirectory(prefix="ito-bench-live-") as tmp:
         db = Path(tmp) / "sim.db"
-        with backend(speed=600.0, scenario="happy", db=db) as fast:
+        extra = ["--history", history] if history else []
+        with backend(speed=600.0, scenario="happy", db=db, extra=extra) as fast:
             run_id = create_run(fast)
             wait_stage(fast, run_id, stage)
             ctx.log(f"run {run_id} reached {stage}; restarting desk_sim nearly frozen")
