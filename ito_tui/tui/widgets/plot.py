@@ -13,7 +13,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -79,7 +79,9 @@ class InspectorPlot(Widget):
         self._drawn: tuple[InspectorView | None, Size, bool] | None = None
         self._columns = 0
         self._styles: dict[str, Style] = {}
-        self._styles_key: object = None
+        self._styles_key: tuple[Style, str] | None = None
+        self._pass: tuple[Size, Style] | None = None
+        """(size, base style) during a `render_lines` pass."""
 
     @property
     def view(self) -> InspectorView | None:
@@ -105,7 +107,7 @@ class InspectorPlot(Widget):
 
     def text(self) -> list[str]:
         """The rows as drawn, as plain text (for tests and the screen's readout)."""
-        return ["".join(t for t, _ in row) for row in self._current()]
+        return ["".join(t for t, _ in row) for row in self._current(self.size)]
 
     def on_resize(self, event: events.Resize) -> None:
         columns = plot_columns(event.size.width)
@@ -119,8 +121,8 @@ class InspectorPlot(Widget):
         if 0 <= column < self.columns() and event.y >= READOUT_ROWS:
             self.post_message(self.Clicked(self, column))
 
-    def _current(self) -> list[list[Run]]:
-        size, plain = self.size, self.plain
+    def _current(self, size: Size) -> list[list[Run]]:
+        plain = self.plain
         key = (self._view, size, plain)
         if self._drawn is None or self._drawn[0] is not key[0] or self._drawn[1:] != key[1:]:
             self._rows = plot_lines(self._view, size.width, size.height, plain=plain)
@@ -128,9 +130,8 @@ class InspectorPlot(Widget):
         return self._rows
 
     def _style(self, name: str, base: Style) -> Style:
-        key = (base, self.app.theme)
-        if key != self._styles_key:
-            self._styles_key, self._styles = key, {}
+        """The style of run style `name` over `base` (kept while the base and the theme
+        hold: `_styles_for`)."""
         style = self._styles.get(name)
         if style is None:
             # The layer's whole style (its colour blended: a partial one drops the alpha
@@ -142,12 +143,28 @@ class InspectorPlot(Widget):
             self._styles[name] = style
         return style
 
+    def _styles_for(self, base: Style) -> None:
+        key = (base, self.app.theme)
+        if key != self._styles_key:
+            self._styles_key, self._styles = key, {}
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # `size` walks the layout and `rich_style` every ancestor's styles: once per pass
+        # over the rows, not once per row (34 rows a frame at 120x36).
+        self._pass = (self.size, self.rich_style)
+        self._styles_for(self._pass[1])
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass = None
+
     def render_line(self, y: int) -> Strip:
-        rows = self._current()
-        base = self.rich_style
-        width = self.size.width
+        if self._pass is None:
+            self._styles_for(self.rich_style)
+        size, base = self._pass if self._pass is not None else (self.size, self.rich_style)
+        rows = self._current(size)
         if y >= len(rows):
-            return Strip.blank(width, base)
+            return Strip.blank(size.width, base)
         # Plain text segments: a mark's label or a metric's name is never markup.
         segments = [Segment(text, self._style(style, base)) for text, style in rows[y] if text]
-        return Strip(segments, width)
+        return Strip(segments, size.width)
