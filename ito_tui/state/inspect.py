@@ -177,8 +177,8 @@ def inspector_view(
     point's time, the run's clock).
 
     Steps count from 0 in each stage, so the step axis shows one stage: `stage`, else
-    the newest point's (the reference's points of that stage, the marks of its time);
-    tokens seen and time show every stage.
+    the one most points are of (pretraining, over a whole run), with the reference's
+    points of that stage and the marks of its time; tokens seen and time show them all.
 
     Drawing the same inputs again with only the cursor moved reuses the last view's
     columns (`with_cursor`): O(width) and a hash of the points, whatever their number.

@@ -64,7 +64,7 @@ def prepare(
     if axis == "step" and ordered:
         newest = ordered[-1].stage
         if stage is not None or any(p.stage != newest for p in ordered):
-            shown = newest if stage is None else stage
+            shown = _main_stage(ordered) if stage is None else stage
             ordered, window = _one_stage(ordered, shown)
             if ref:
                 ref = _ref_stage(ref, shown)
@@ -84,6 +84,15 @@ def prepare(
     )
     _prepared[:] = [((points, ref), inputs, prepared)]
     return prepared
+
+
+def _main_stage(ordered: Sequence[Point]) -> str:
+    """The stage most of the points are of (pretraining, in a whole run's page; the newer
+    of two as many): the one whose steps a step axis shows unless told."""
+    seen: dict[str, tuple[int, int]] = {}  # stage: (points, index of its newest)
+    for i, p in enumerate(ordered):
+        seen[p.stage] = (seen.get(p.stage, (0, 0))[0] + 1, i)
+    return max(seen, key=seen.__getitem__)
 
 
 def _one_stage(ordered: list[Point], stage: str) -> tuple[list[Point], tuple[float, float]]:

@@ -316,16 +316,18 @@ def test_the_step_axis_shows_one_stage_and_tokens_show_the_run() -> None:
         Mark("checkpoint", 5, T + 5, 50, None, "checkpoint step 50 (c1)"),
         Mark("checkpoint", 14, T + 14, 4, None, "checkpoint step 4 (c2)"),
     ]
-    v = view(pre + sft, width=5, marks=marks)
+    v = inspector_view(
+        pre + sft, None, marks, Viewport(), 5, key="loss", label="loss", unit="number",
+        stage="sft",
+    )  # fmt: skip
     assert v.stage == "sft" and (v.x_min, v.x_max) == (1.0, 5.0)
     assert v.notes == ("SFT steps (x: tokens or time for the whole run)",)  # no "rewind"
     assert [m.label for _, m in v.marks] == ["checkpoint step 4 (c2)"]
-    older = inspector_view(
-        pre + sft, None, marks, Viewport(), 10, key="loss", label="loss", unit="number",
-        stage="pretrain",
-    )  # fmt: skip
-    assert older.stage == "pretrain" and older.x_max == 100.0
-    assert [m.label for _, m in older.marks] == ["checkpoint step 50 (c1)"]
+    main = view(pre + sft, width=10, marks=marks)  # by default: the stage most points are of
+    assert main.stage == "pretrain" and main.x_max == 100.0
+    assert [m.label for _, m in main.marks] == ["checkpoint step 50 (c1)"]
+    assert main.notes == ("pretrain steps (x: tokens or time for the whole run)",)
+    assert view([*pre[:3], *sft], width=5).stage == "sft"
     tokens = view(pre + sft, width=5, vp=Viewport(axis="tokens"), marks=marks)
     assert tokens.stage is None and tokens.x_max == 100_500.0 and not tokens.notes
     one = view(pre, width=5)
