@@ -62,6 +62,11 @@ async def test_the_highlighted_label_is_drawn_reversed_only_while_focused() -> N
         focused = charts.render_line(0)
         label = next(seg for seg in focused if seg.text.startswith("loss"))
         assert label.style is not None and label.style.reverse
+        # The label's second row is reversed too, the range beside it is not.
+        under = charts.render_line(1)
+        assert [seg.text for seg in under if seg.style and seg.style.reverse] == [
+            next(iter(under)).text
+        ]
         second = charts.render_line(charts.rows_per_chart())
         assert not any(seg.style and seg.style.reverse for seg in second)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
@@ -329,6 +330,11 @@ class ChartStack(Widget):
             return Strip.blank(width, base)
         text = self._lines(self._keys[index], Size(width, rows))
         styles = self._styles.over(base)
-        if index == min(self._highlighted, len(self._keys) - 1):
-            styles = (self._highlight_style(styles[0]), *styles[1:])
-        return chart_strip(text[row], row, chart_width(width), styles)
+        strip = chart_strip(text[row], row, chart_width(width), styles)
+        if index != min(self._highlighted, len(self._keys) - 1):
+            return strip
+        # The highlighted chart's label only (its second row's range shares the label's
+        # style in `chart_strip`, and stays as it is).
+        first, *rest = list(strip)
+        label = Segment(first.text, self._highlight_style(styles[0]))
+        return Strip([label, *rest], strip.cell_length)
