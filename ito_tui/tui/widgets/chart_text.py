@@ -181,35 +181,52 @@ def _referenced(
     grid: list[list[str]], view: ChartView, lo: float, span: float, levels: int, scale: float
 ) -> None:
     """The reference's band drawn over `grid`: `REF_GLYPH` in every cell from its low's
-    to its high's, column by column (a column it has no value in stays as it is); values
-    times `scale` (a halved scale: `chart_rows`)."""
+    to its high's, column by column (a column it has no value in between two it has
+    repeats the one before; past its last one stays as it is); values times `scale` (a
+    halved scale: `chart_rows`). The scale spans the reference, so every level is in
+    0..levels. One pass, no call per column: this runs per chart per event."""
     rows = len(grid)
     width = len(grid[0]) if grid else 0
-    lows, highs = list(view.ref_lows[:width]), list(view.ref_highs[:width])
-    known = [i for i, v in enumerate(highs) if v is not None]
-    for i in range(known[0] + 1, known[-1]) if known else ():
-        if highs[i] is None and lows[i] is None:
-            lows[i], highs[i] = lows[i - 1], highs[i - 1]
-
-    def cell(value: float) -> int:  # the cell row (0: the bottom) level `value` falls in
-        level = (value - lo) / span * levels if span > 0 else levels / 2
-        try:
-            n = round(level)
-        except (OverflowError, ValueError):
-            n = levels if level > 0 else 1
-        return min(rows - 1, max(0, (max(1, n) - 1) // 8))
-
-    for col, (low, high) in enumerate(zip(lows, highs, strict=False)):
-        ends = [v * scale for v in (low, high) if v is not None and v - v == 0.0]
-        if not ends:
-            continue
-        a, b = cell(ends[0]), cell(ends[-1])
-        for r in range(min(a, b), max(a, b) + 1):
+    lows, highs = view.ref_lows, view.ref_highs
+    n = min(width, len(lows), len(highs))
+    k = levels / span * scale if span > 0 else 0.0
+    if k - k != 0.0:  # a span so tiny its inverse is infinite: flat, as `_level` draws it
+        k = 0.0
+    shift = lo / scale
+    flat = round(levels / 2)
+    # The cell row (0: the bottom) each level falls in, as `_column_cells` fills them.
+    cell_of = [min(rows - 1, (max(1, m) - 1) // 8) for m in range(levels + 1)]
+    last = n - 1
+    while last >= 0 and highs[last] is None and lows[last] is None:
+        last -= 1
+    prev: tuple[int, int] | None = None
+    for col in range(last + 1):
+        low, high = lows[col], highs[col]
+        if low is None and high is None:
+            if prev is None:
+                continue
+            a, b = prev  # a hole between two known columns: the one before, repeated
+        else:
+            low_ok = low is not None and low - low == 0.0
+            high_ok = high is not None and high - high == 0.0
+            if not (low_ok or high_ok):
+                continue  # only non-finite values: nothing to draw
+            x = low if low_ok else high
+            y = high if high_ok else low
+            assert x is not None and y is not None
+            if k:
+                la, lb = round((x - shift) * k), round((y - shift) * k)
+                a = cell_of[0 if la < 0 else levels if la > levels else la]
+                b = cell_of[0 if lb < 0 else levels if lb > levels else lb]
+            else:
+                a = b = cell_of[flat]
+            prev = (a, b)
+        for r in range(a if a < b else b, (b if a < b else a) + 1):
             row = grid[rows - 1 - r]
-            cell_now = row[col]
-            if cell_now == " ":
+            now = row[col]
+            if now == " ":
                 row[col] = REF_GLYPH
-            elif cell_now in _SOLID:
+            elif now in _SOLID:
                 row[col] = REF_IN_GLYPH
             # A partly filled cell is this run's curve itself: where the reference falls
             # in it the two agree, and our curve's shape stays (the line shows where they
