@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import SecretStr
 from textual.widgets import TabbedContent
 
+from ito_tui import paths
 from ito_tui.client import ItoClient
 from ito_tui.contract import TelemetrySample
 from ito_tui.format import integer
@@ -181,8 +182,12 @@ async def test_c_writes_the_visible_points_as_csv(
         await wait_for(pilot, lambda: inspector.status == "" and inspector._wanted is None)
         visible = inspector.visible_points()
         assert visible
-        path, rows = inspector.write_csv()
-        assert path.parent.name == "exports" and rows == len(visible)
+        notes: list[str] = []
+        app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
+        await pilot.press("c")
+        exports = paths.data_dir() / "exports"
+        (path,) = exports.glob(f"{run_id}-loss-*.csv")
+        assert notes == [f"Wrote {len(visible):,} rows to {path}"]
         with path.open(encoding="utf-8") as f:
             table = list(csv.DictReader(f))
         assert [int(r["step"]) for r in table] == [p.step for p in visible]

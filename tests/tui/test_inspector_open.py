@@ -91,3 +91,18 @@ async def test_live_samples_extend_the_view_at_the_end_and_leave_a_zoomed_one() 
         assert inspector.view is not None
         assert (inspector.view.x_lo, inspector.view.x_hi) == (zoomed.x_lo, zoomed.x_hi)
         assert len(inspector.pages.tail) == 4
+
+
+async def test_f1_lists_the_inspectors_keys() -> None:
+    from ito_tui.tui.screens.help import HelpScreen, binding_rows
+
+    app = snapshot_app(rewound_client(), now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        inspector = await inspect(pilot)
+        ids = {row.binding_id for row in binding_rows(inspector)}
+        names = "left right left10 right10 in out pan_left pan_right reset axis log smooth"
+        for name in (*names.split(), "open", "copy", "back"):
+            assert f"inspector.{name}" in ids
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
