@@ -176,8 +176,8 @@ def test_every_json_option_names_its_schema_in_the_contract(cli) -> None:
             assert all(s in schemas for s in found), (name, found)
             named += 1
     # whoami, bookings, estimate, runs, status, proposals; and (issue 20) train, cancel,
-    # approve, reject, checkpoints, decisions; (issue 18) logs, nodes.
-    assert named == 14
+    # approve, reject, checkpoints, decisions; (issue 18) logs, nodes; (issue 19) telemetry.
+    assert named == 15
 
 
 @pytest.mark.faults
