@@ -5,7 +5,9 @@ marks and the cursor's readout. Pure, no Textual: the inspector screen draws
 
 The pieces live beside this module: points, marks and references (`inspect_points`),
 the viewport and its transitions (`inspect_axis`), bucketing, EMA and alignment
-(`inspect_plot`), ticks (`inspect_ticks`). This module re-exports them all.
+(`inspect_plot`), what is computed before the range (`inspect_prepare`), placement and
+notes (`inspect_layout`), ticks (`inspect_ticks`); a run's marks (`inspect_marks`) and a
+reference on the small charts (`inspect_ref`). This module re-exports what screens use.
 """
 
 from __future__ import annotations
