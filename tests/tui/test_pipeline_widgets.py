@@ -210,7 +210,7 @@ async def test_text_typed_on_a_button_becomes_the_comment_sent_with_the_decision
         assert modal.focused is modal.query_one("#decide-later")  # the safe default
         # Once the modal has been on screen a moment (a key that came with it is dropped:
         # tests/tui/test_proposal_typing.py).
-        await wait_for(pilot, lambda: modal.takes_typing, what="the modal to take typing")
+        await wait_for(pilot, lambda: modal.settled, what="the modal to settle")
         await pilot.press(*"spike: roll back")  # in one burst, as a person types
         comment = modal.query_one("#comment", Input)
         assert comment.value == "spike: roll back" and modal.focused is comment

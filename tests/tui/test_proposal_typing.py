@@ -1,5 +1,6 @@
 """What the proposal modal's comment takes: text typed on a button becomes the comment once
-the modal has been on screen a moment (`TYPING_GRACE_S`), never a key that came with it.
+the modal has been on screen a moment (`OPEN_GRACE_S`), never a key that came with it,
+and an Enter that came with it does not press Decide later.
 
 An operator pressing `2` for the run screen's second tab just as the loss-spike modal
 popped up used to type "2" into the comment, recorded with the decision.
@@ -40,7 +41,7 @@ async def test_a_key_pressed_as_the_modal_pops_up_is_not_recorded_as_the_comment
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # However slow the machine, the keys arrive within the grace.
-    monkeypatch.setattr(proposal_screen, "TYPING_GRACE_S", 3600.0, raising=False)
+    monkeypatch.setattr(proposal_screen, "OPEN_GRACE_S", 3600.0, raising=False)
     client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with modal_over_the_run(client) as (pilot, modal):
         later = modal.query_one("#decide-later")
@@ -54,7 +55,7 @@ async def test_a_key_pressed_as_the_modal_pops_up_is_not_recorded_as_the_comment
 
 
 async def test_a_focused_comment_takes_keys_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(proposal_screen, "TYPING_GRACE_S", 3600.0)
+    monkeypatch.setattr(proposal_screen, "OPEN_GRACE_S", 3600.0)
     client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with modal_over_the_run(client) as (pilot, modal):
         comment = modal.query_one("#comment", Input)
@@ -67,7 +68,21 @@ async def test_a_focused_comment_takes_keys_at_once(monkeypatch: pytest.MonkeyPa
 async def test_typing_on_a_button_after_the_grace_becomes_the_comment() -> None:
     client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with modal_over_the_run(client) as (pilot, modal):
-        await wait_for(pilot, lambda: modal.takes_typing, what="the modal to take typing")
+        await wait_for(pilot, lambda: modal.settled, what="the modal to settle")
         await pilot.press(*"2 spikes")
         comment = modal.query_one("#comment", Input)
         assert comment.value == "2 spikes" and modal.focused is comment
+
+
+async def test_an_enter_that_came_with_the_modal_does_not_close_it_unread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(proposal_screen, "OPEN_GRACE_S", 3600.0, raising=False)
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
+    async with modal_over_the_run(client) as (pilot, modal):
+        await pilot.press("enter")  # on Decide later, meant for the screen below
+        await pilot.pause()
+        assert pilot.app.screen is modal
+        await pilot.press("escape")  # Esc closes at once: a key meant for the modal
+        await wait_for(pilot, lambda: pilot.app.screen is not modal, what="the modal to close")
+        assert client.decisions == []

@@ -52,11 +52,12 @@ if TYPE_CHECKING:
 
 HISTORY_POINTS = 2000
 """Telemetry points fetched for a modal's loss window (the pipeline's backfill size)."""
-TYPING_GRACE_S = 0.5
-"""After the modal is first drawn, text typed on a button is not taken as the comment for
-this long: a key pressed as the modal popped up (`2` for a tab of the screen below) was
-meant for that screen, not for the decision's record. Quicker than anyone reads the
-proposal and starts a comment; the comment box, once focused, takes every key."""
+OPEN_GRACE_S = 0.5
+"""For this long after the modal is first drawn, a key on a button was meant for the screen
+below (`2` for one of its tabs, an Enter, as the modal popped up): text typed is not taken
+as the comment, and Decide later is not pressed. Quicker than anyone reads the proposal
+and starts a comment or decides to close it; the comment box, once focused, takes every
+key, and Esc closes at once."""
 
 
 class ProposalModal(DecidingModal):
@@ -102,8 +103,7 @@ class ProposalModal(DecidingModal):
         self._clock = clock
         self._countdown: Timer | None = None
         self._drawn_at: float | None = None
-        """When the modal was first drawn (None: not yet): typing on a button becomes the
-        comment only `TYPING_GRACE_S` after it."""
+        """When the modal was first drawn (None: not yet): see `settled`."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="proposal-box"):
@@ -166,11 +166,11 @@ class ProposalModal(DecidingModal):
         self._drawn_at = time.monotonic()
 
     @property
-    def takes_typing(self) -> bool:
-        """Whether text typed on a button now goes to the comment: the modal has been on
-        screen for `TYPING_GRACE_S` (before that, such keys are dropped)."""
+    def settled(self) -> bool:
+        """Whether the modal has been on screen for `OPEN_GRACE_S`: before that, text typed
+        on a button is dropped (not the comment) and Decide later ignores a press."""
         drawn = self._drawn_at
-        return drawn is not None and time.monotonic() - drawn >= TYPING_GRACE_S
+        return drawn is not None and time.monotonic() - drawn >= OPEN_GRACE_S
 
     def watch_loss(self, view: ChartView | None) -> None:
         if self.live_loss and self.is_mounted:
@@ -183,7 +183,7 @@ class ProposalModal(DecidingModal):
     def on_key(self, event: events.Key) -> None:
         """Text typed while a button has focus goes to the comment, where it was meant to
         go (the modal opens on Decide later; the letters were dropped) — once the modal
-        has been on screen a moment (`takes_typing`). A key that came with the modal was
+        has been on screen a moment (`settled`). A key that came with the modal was
         meant for the screen below: it is dropped, not recorded with the decision."""
         if not (event.is_printable and event.character and isinstance(self.focused, Button)):
             return
@@ -192,7 +192,7 @@ class ProposalModal(DecidingModal):
             return
         event.stop()
         event.prevent_default()
-        if not self.takes_typing:
+        if not self.settled:
             return
         comment.focus()
         comment.insert_text_at_cursor(event.character)

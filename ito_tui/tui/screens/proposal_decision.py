@@ -86,10 +86,19 @@ class DecidingModal(ModalScreen[str | None]):
         """Close without sending anything; the proposal stays pending."""
         self.dismiss(self._sent)
 
+    @property
+    def settled(self) -> bool:
+        """Whether the modal has been on screen long enough that a key on it was meant for
+        it (the subclass times it; True here)."""
+        return True
+
     @on(Button.Pressed, "#decide-later")
     def _decide_later(self) -> None:
-        # A key already on its way when the outcome arrived must not close it unread.
+        # A key already on its way when the outcome arrived must not close it unread, nor
+        # one that came with the modal (an Enter meant for the screen below).
         if self._closed_at is not None and time.monotonic() - self._closed_at < CLOSE_GRACE_S:
+            return
+        if not self.settled:
             return
         self.action_decide_later()
 
