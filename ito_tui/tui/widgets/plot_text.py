@@ -158,41 +158,53 @@ def _draw_columns(grid: _Grid, view: InspectorView) -> None:
             grid.dots("ref", col, (0,), now, now)  # one dot a column: the dotted pattern
 
 
-def _plot_cells(grid: _Grid, columns: Sequence[PlotColumn | None]) -> list[list[Run]]:
-    """Each plot row as (glyph, style) cells, non-finite marks over the dots."""
-    rows, cols, layers, plain = grid.rows, grid.cols, grid.layers, grid.plain
-    out: list[list[Run]] = []
-    for r in range(rows):
-        cells: list[Run] = []
-        for c in range(cols):
-            i = r * cols + c
-            present = [name for name in _LAYERS if layers[name][i]]
-            if not present:
-                cells.append((" ", "gap"))
-            elif plain:
-                cells.append((_plain_glyph(present), present[0]))
-            else:
-                bits = 0
-                for name in present:
-                    bits |= layers[name][i]
-                cells.append((chr(0x2800 + bits), present[0]))
-        out.append(cells)
-    for c, column in enumerate(columns[:cols]):
+def _odd_cells(grid: _Grid, columns: Sequence[PlotColumn | None]) -> dict[tuple[int, int], str]:
+    """(row, column) → glyph of the non-finite marks: NaN and +inf on the top row, -inf on
+    the bottom one (drawn over the dots, in the `nonfinite` style)."""
+    plain, out = grid.plain, {}
+    for c, column in enumerate(columns[: grid.cols]):
         odd = 0 if column is None else column.odd
         if odd & NEG_INF_BIT:
-            out[-1][c] = (NEG_INF_GLYPH if not plain else "v", "nonfinite")
+            out[(grid.rows - 1, c)] = "v" if plain else NEG_INF_GLYPH
         if odd & (NAN_BIT | POS_INF_BIT):
-            glyph = NAN_GLYPH if odd & NAN_BIT else POS_INF_GLYPH
-            out[0][c] = ((glyph if not plain else "x" if odd & NAN_BIT else "^"), "nonfinite")
+            nan = odd & NAN_BIT
+            out[(0, c)] = ("x" if nan else "^") if plain else NAN_GLYPH if nan else POS_INF_GLYPH
     return out
 
 
-def _plain_glyph(present: list[str]) -> str:
-    if "ema" in present:
-        return "@" if "line" in present else "o"
-    if "line" in present:
-        return "*"
-    return "+" if "ref" in present else ":"
+def _plot_runs(grid: _Grid, columns: Sequence[PlotColumn | None]) -> list[list[Run]]:
+    """Each plot row as runs of one style (one glyph a cell): the layer that names a cell
+    is the first of `_LAYERS` in it; non-finite marks over the dots."""
+    rows, cols, plain = grid.rows, grid.cols, grid.plain
+    ema, line, ref, band = (grid.layers[name] for name in _LAYERS)
+    odd = _odd_cells(grid, columns)
+    out: list[list[Run]] = []
+    for r in range(rows):
+        lo = r * cols
+        runs: list[Run] = []
+        text: list[str] = []
+        current = ""
+        cells = zip(ema[lo : lo + cols], line[lo : lo + cols], ref[lo : lo + cols],
+                    band[lo : lo + cols], strict=True)  # fmt: skip
+        for c, (e, ln, f, b) in enumerate(cells):
+            style = "ema" if e else "line" if ln else "ref" if f else "band" if b else "gap"
+            if odd and (r, c) in odd:
+                glyph, style = odd[(r, c)], "nonfinite"
+            elif style == "gap":
+                glyph = " "
+            elif plain:
+                glyph = ("@" if ln else "o") if e else "*" if ln else "+" if f else ":"
+            else:
+                glyph = chr(0x2800 + (e | ln | f | b))
+            if style != current:
+                if text:
+                    runs.append(("".join(text), current))
+                text, current = [], style
+            text.append(glyph)
+        if text:
+            runs.append(("".join(text), current))
+        out.append(runs)
+    return out
 
 
 def _y_labels(view: InspectorView, grid: _Grid) -> list[str]:
@@ -327,8 +339,8 @@ def _body_of(view: InspectorView, width: int, plot_rows: int, plain: bool) -> _B
     cols = plot_columns(width)
     grid = _Grid(plot_rows, cols, plain)
     _draw_columns(grid, view)
-    cells = _plot_cells(grid, view.columns)
-    rows = [(label, _joined(row)) for label, row in zip(_y_labels(view, grid), cells, strict=True)]
+    runs = _plot_runs(grid, view.columns)
+    rows = list(zip(_y_labels(view, grid), runs, strict=True))
     marker_label = f"{'marks':>{Y_WIDTH - 2}}  "
     under = [
         [(marker_label, "axis"), *_joined(_marker_row(view, cols))],
