@@ -54,9 +54,9 @@ def _number(value: float, step: float) -> str:
     if step < 1e-4 or abs(value) >= BIG:  # `3e-05`, `3.25e-05`, `2e+20`: as many digits
         if value == 0:  # as `step` needs
             return "0"
-        exponent = math.floor(math.log10(step))
-        digits = math.floor(math.log10(abs(value))) - exponent + 1
-        digits += _decimals(step / 10.0**exponent)
+        mantissa, exponent = f"{step:.6e}".split("e")  # no 10**-324 (that is 0.0)
+        digits = math.floor(math.log10(abs(value))) - int(exponent) + 1
+        digits += _decimals(float(mantissa))
         return general(value, max(1, min(6, digits)))
     magnitude = abs(value)
     for limit, suffix in _SUFFIXES:

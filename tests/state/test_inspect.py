@@ -246,6 +246,7 @@ def test_ticks_have_units_and_nice_values_and_times_their_date() -> None:
     assert lr == ["3e-05", "3.25e-05", "3.5e-05", "3.75e-05", "4e-05"]
     assert y_ticks(0.0, 1e308, "number", False)[-1][1] == "1e308"
     assert y_ticks(0.0, math.inf, "number", False) == ()  # no spacing counts that
+    assert tick_label("number", 1e-323, 5e-324).endswith("e-324")  # subnormal: no 1/0
     steps = x_ticks(0.0, 200_000.0, 60, "step", datetime.fromtimestamp(T, UTC))
     assert [label for _, label in steps] == ["0", "50K", "100K", "150K", "200K"]
     assert steps[0][0] == 0 and steps[-1][0] == 59
