@@ -183,7 +183,7 @@ ANY_FLOAT = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     values=st.lists(ANY_FLOAT, max_size=40),
     ref_values=st.lists(ANY_FLOAT, max_size=10),
