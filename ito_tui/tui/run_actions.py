@@ -145,6 +145,7 @@ class RunActions(Screen[None]):
     def _charts_changed(self) -> None:
         # The window, the stage or a chart's width changed: the views are computed again.
         self.repaints.mark("charts")
+        self.compare.wants(self._panel.extras)  # an open metric charted: the reference's too
 
     @on(ChartStack.Open)
     def _open_chart(self, event: ChartStack.Open) -> None:

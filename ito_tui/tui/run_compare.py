@@ -68,6 +68,8 @@ class RunCompare:
         self.error: str | None = None
         """Why the last fetch failed (None: it did not)."""
         self._timer: Timer | None = None
+        self._asked: frozenset[str] = frozenset()
+        """The open metrics the reference was last fetched with."""
 
     @property
     def fetching(self) -> bool:
@@ -81,6 +83,12 @@ class RunCompare:
         self.run_id, self.reference, self.run, self.error = run_id, None, None, None
         self._changed()
         if run_id is not None:
+            self._start()
+
+    def wants(self, extras: tuple[str, ...]) -> None:
+        """The open metrics charted now: fetch the reference again if one is new to it
+        (a finished reference is not fetched again otherwise)."""
+        if self.run_id is not None and self.fetches and not set(extras) <= self._asked:
             self._start()
 
     def legend(self) -> str | None:
@@ -115,12 +123,12 @@ class RunCompare:
 
     async def _fetch(self, run_id: str) -> None:
         client = shell(self.screen).client
-        keys = (*FIXED_KEYS, *self._extras())
+        extras = tuple(self._extras())
+        self._asked = frozenset(extras)
+        keys = (*FIXED_KEYS, *extras)
         try:
             run = await client.run(run_id)
-            page = await client.telemetry(
-                run_id, max_points=REF_POINTS, metrics=tuple(self._extras())
-            )
+            page = await client.telemetry(run_id, max_points=REF_POINTS, metrics=extras)
         except ItoError as exc:
             if run_id != self.run_id:
                 return  # another reference was chosen meanwhile

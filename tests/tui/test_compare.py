@@ -16,6 +16,7 @@ from ito_tui.tui.screens.run_picker import RunPicker
 from ito_tui.tui.screens.spec_diff import DIFFERS, SpecDiffScreen
 from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.chart_text import REF_GLYPH
+from ito_tui.tui.widgets.telemetry import TelemetryPanel
 from tests.support.apps import settle, snapshot_app
 from tests.support.waiting import wait_for
 
@@ -152,3 +153,21 @@ async def test_a_first_fetch_that_fails_draws_nothing_and_says_so() -> None:
         assert "fetch failed, nothing to draw" in caption(screen)
         assert REF_GLYPH not in "".join(loss_rows(screen))
         assert DIFFERS  # the spec diff's mark (used by its own tests)
+
+
+async def test_an_open_metric_charted_later_is_fetched_for_the_reference_too() -> None:
+    client = CompareClient(script=pretrain_script().events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        await pick(pilot)
+        await wait_for(pilot, lambda: screen.compare.fetches == 1, what="the fetch")
+        screen.query_one(TelemetryPanel).toggle_extra("loss_metrics/global_avg_loss")
+        await wait_for(pilot, lambda: screen.compare.fetches == 2, what="a fetch with it")
+        assert client.reference_reads[-1][2] == ("loss_metrics/global_avg_loss",)
+        # A resize or a window change asks nothing new.
+        await pilot.press("w")
+        await pilot.pause(0.3)
+        assert len(client.reference_reads) == 2
