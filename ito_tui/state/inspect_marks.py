@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["MAX_MARKS", "MarkLog", "event_marks"]
 
 MAX_MARKS = 1024
-"""Marks a run keeps (the newest; the event log and the timeline keep their own)."""
+"""Marks a run keeps: the newest, half for checkpoints, half for the rest (`MarkLog`;
+the event log and the timeline keep their own)."""
 _ID = 48
 """Characters of a backend id or kind a label keeps."""
 
@@ -119,12 +120,16 @@ def event_marks(
 
 
 class MarkLog:
-    """The newest `capacity` marks, each (seq, kind, label) once, read in seq order."""
+    """The newest marks, each (seq, kind, label) once, read in seq order: at most half of
+    `capacity` checkpoints (routine, every few minutes) and half of every other kind, so
+    a multi-week run's checkpoints never push its first fault or rollback out."""
 
-    __slots__ = ("_cache", "_marks", "_seen")
+    __slots__ = ("_cache", "_routine", "_seen", "_telling")
 
     def __init__(self, capacity: int = MAX_MARKS) -> None:
-        self._marks: deque[Mark] = deque(maxlen=capacity)
+        half = max(1, capacity // 2)
+        self._routine: deque[Mark] = deque(maxlen=half)
+        self._telling: deque[Mark] = deque(maxlen=max(1, capacity - half))
         self._seen: set[tuple[int, str, str]] = set()
         self._cache: tuple[Mark, ...] | None = ()
 
@@ -133,18 +138,19 @@ class MarkLog:
             key = (m.seq, m.kind, m.label)
             if key in self._seen:
                 continue
-            if len(self._marks) == self._marks.maxlen:
-                old = self._marks[0]
+            kept = self._routine if m.kind == "checkpoint" else self._telling
+            if len(kept) == kept.maxlen:
+                old = kept[0]
                 self._seen.discard((old.seq, old.kind, old.label))
-            self._marks.append(m)
+            kept.append(m)
             self._seen.add(key)
             self._cache = None
 
     def marks(self) -> tuple[Mark, ...]:
         """Every kept mark, oldest seq first."""
         if self._cache is None:
-            self._cache = tuple(sorted(self._marks, key=lambda m: m.seq))
+            self._cache = tuple(sorted((*self._routine, *self._telling), key=lambda m: m.seq))
         return self._cache
 
     def __len__(self) -> int:
-        return len(self._marks)
+        return len(self._routine) + len(self._telling)

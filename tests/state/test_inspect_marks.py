@@ -100,7 +100,7 @@ def test_marks_are_bounded() -> None:
             )
         )
     marks = tracker.marks()
-    assert len(marks) == MAX_MARKS and marks[-1].seq == MAX_MARKS + 299
+    assert len(marks) == MAX_MARKS // 2 and marks[-1].seq == MAX_MARKS + 299  # half: faults
     assert all(len(m.label) < 140 for m in marks)  # a backend's long kind is cut
 
 
@@ -108,3 +108,34 @@ def test_a_sample_before_any_event_marks_nothing() -> None:
     tracker = RunTracker(RUN_ID)
     tracker.feed(make_event("telemetry", seq=1, run_id=RUN_ID, ts=T0, data=telemetry_data(1, 10)))
     assert tracker.marks() == ()
+
+
+def test_checkpoints_never_push_the_first_fault_out() -> None:
+    tracker = RunTracker(RUN_ID)
+    fault = {"fault_id": "f0", "kind": "xid", "node": "n1", "step": 1, "detected_after_s": 1.0}
+    tracker.feed(make_event("fault.detected", seq=1, run_id=RUN_ID, ts=T0, data=fault))
+    for seq in range(2, 2 * MAX_MARKS + 2):
+        data = {
+            "checkpoint": {
+                "checkpoint_id": f"c{seq}",
+                "stage": "pretrain",
+                "step": seq,
+                "created_at": T0.isoformat(),
+                "size_gb": 1.0,
+                "blocking_s": 1.0,
+                "persist_s": 1.0,
+            }
+        }
+        tracker.feed(
+            make_event(
+                "checkpoint.saved",
+                seq=seq,
+                run_id=RUN_ID,
+                ts=T0 + timedelta(seconds=seq),
+                data=data,
+            )
+        )
+    marks = tracker.marks()
+    assert marks[0].label == "fault xid on n1 (f0)"  # a multi-week run's first fault stays
+    assert len(marks) == MAX_MARKS // 2 + 1
+    assert marks[-1].label == f"checkpoint step {2 * MAX_MARKS + 1:,} (c{2 * MAX_MARKS + 1})"
