@@ -95,6 +95,10 @@ def _stages(estimate: Estimate) -> tuple[str, ...]:
     return tuple(safe(s.stage) for s in estimate.stages)
 
 
+def _grouped(value: float) -> str:
+    return fixed(value, 0, grouping=True)
+
+
 def _names(names: tuple[str, ...]) -> str:
     return " ".join(names) or MISSING
 
@@ -133,7 +137,7 @@ FIELDS: tuple[tuple[Section, tuple[Field, ...]], ...] = (
             ("local batch seqs", _plan(lambda p: p.local_batch_seqs), _text),
             ("global batch tok", _plan(lambda p: p.global_batch_tokens), count),
             ("mem / GPU", _plan(lambda p: p.est_mem_per_gpu_gib), lambda v: f"{fixed(v, 1)} GiB"),
-            ("tok/s/GPU", _plan(lambda p: p.est_tokens_per_s_per_gpu), lambda v: fixed(v, 0)),
+            ("tok/s/GPU", _plan(lambda p: p.est_tokens_per_s_per_gpu), _grouped),
             ("MFU", _plan(lambda p: p.est_mfu_frac), lambda v: percent(v, 1)),
         ),
     ),
@@ -144,7 +148,7 @@ FIELDS: tuple[tuple[Section, tuple[Field, ...]], ...] = (
             ("cost p90", _estimate(lambda e: e.usd_p90), usd),
             ("wall time p50", _estimate(lambda e: e.wall_clock_h_p50), duration_h),
             ("wall time p90", _estimate(lambda e: e.wall_clock_h_p90), duration_h),
-            ("GPU-hours", _estimate(lambda e: e.total_gpu_hours), lambda v: fixed(v, 0)),
+            ("GPU-hours", _estimate(lambda e: e.total_gpu_hours), _grouped),
             ("interruptions", _estimate(lambda e: e.expected_interruptions), _text),
             ("fits budget", _estimate(lambda e: e.fits_budget), _text),
             ("fits window", _estimate(lambda e: e.fits_booking_window), _text),
