@@ -65,8 +65,11 @@ class RunMarks(Screen[None]):
         if run_id not in self.marked:
             return row
         style = self.get_component_rich_style("runs--marked", partial=True)
-        mark = Text(f"#{self.marked.index(run_id) + 1}", style=style) + Text(" ")
-        return (mark + row[0], *row[1:])
+        cell = Text()
+        cell.append(f"#{self.marked.index(run_id) + 1}", style=style)  # a span: the id's own
+        cell.append(" ")
+        cell.append_text(row[0])
+        return (cell, *row[1:])
 
     def marks_caption(self) -> str:
         """What the caption says of the marks ("" without any)."""

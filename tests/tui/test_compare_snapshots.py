@@ -87,3 +87,18 @@ def test_spec_diff(snap_compare: Any, size: tuple[int, int], theme: str) -> None
     bold, the same ones (model size, data ref, tokens, post-training) unmarked."""
     app = snapshot_app(client(), now=NOW, start=RUN_ID, theme=theme)
     assert snap_compare(app, terminal_size=size, run_before=diffed)
+
+
+async def two_marked(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    await pilot.press("space", "down", "space")
+    await settle_quiet(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_runs_two_marked(snap_compare: Any, size: tuple[int, int]) -> None:
+    """You should see the runs list with run_7f3a9c marked `#1` and run_5b21e0 `#2` (bold
+    reverse before their ids), the caption ending `marked #1 run_7f3a9c, #2 run_5b21e0 (c
+    compares, v spec diff)`, and `c Compare` and `v Spec diff` in the footer."""
+    app = snapshot_app(client(), now=NOW, start="runs")
+    assert snap_compare(app, terminal_size=size, run_before=two_marked)
