@@ -27,11 +27,14 @@ def client() -> CompareClient:
 
 
 async def picker_open(pilot: Pilot[Any]) -> RunPicker:
-    await settle(pilot)
+    await settle_quiet(pilot)
     await pilot.press("c")
     picker = pilot.app.screen
     assert isinstance(picker, RunPicker)
     await wait_for(pilot, lambda: picker.loaded, what="the runs read")
+    # The toasts expire on the wall clock: a picture never waits on them (`settle_quiet`).
+    pilot.app.clear_notifications()
+    await pilot.pause()
     return picker
 
 
