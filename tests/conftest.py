@@ -3,6 +3,7 @@ own state dir and secret registry, and the one in-memory keyring."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,40 @@ from starlette.types import ASGIApp
 from ito_tui.desk_sim import create_app
 from tests.support.keyring import MemoryKeyring
 from tests.support.servers import ServerThread, SimHandle, sim_config
+
+REAL_BACKENDS = frozenset({"sim", "sim_factory", "serve_asgi", "snap_compare"})
+"""Fixtures that start a real server or the real app (a snapshot): a test that uses one,
+directly or through another fixture, is `slow` (the inner loop skips it)."""
+
+SLOW_TESTS = (
+    # CPU seconds of one test on this 2-core machine (per-test process and child CPU time
+    # in a whole-suite run at 490f484): each is as much as 150 of the inner loop's tests.
+    "tests/sim/test_schemathesis.py::test_the_simulator_conforms",  # 14.5 s
+    "tests/test_bench_smoke.py::test_quick_",  # 4.6 and 8.1 s: real benchmarks, quick mode
+    "tests/test_bench_smoke.py::test_a_run_measures_ito_tui_byte_compiled",  # 4.9 s
+    "tests/state/test_properties.py::",  # 8.0 and 3.1 s: 150 and 120 examples
+    "tests/state/test_logbuffer.py::test_memory_stops_growing",  # 7.1 s
+    "tests/sim/test_telemetry.py::test_a_million_samples",  # 6.1 s
+    "tests/sim/test_telemetry_range.py::test_max_points_buckets_the_range",  # 3 x 2.4 s
+    "tests/tui/test_sparkline.py::test_chart_rows_draws_what_the_cell_by_cell",  # 2.4 s
+)
+"""Tests (node id prefixes) that are slow without a real backend. The whole suite runs
+them all; `-m "not slow and not e2e"` is the inner loop without them."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `slow` what drives the real app or a real server: an async test under
+    tests/tui/ (a Textual pilot, about a CPU second each), a test using one of
+    `REAL_BACKENDS`, and the `SLOW_TESTS`."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        pilot = item.nodeid.startswith("tests/tui/") and _is_async(item)
+        if pilot or fixtures & REAL_BACKENDS or item.nodeid.startswith(SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
+
+
+def _is_async(item: pytest.Item) -> bool:
+    return inspect.iscoroutinefunction(getattr(item, "function", None))
 
 
 @pytest.fixture(autouse=True)
