@@ -215,3 +215,30 @@ async def test_enter_on_a_fault_mark_opens_the_logs_at_its_time(
         tabs = app.screen.query_one("#tabs", TabbedContent)
         await wait_for(pilot, lambda: tabs.active == "tab-logs", what="the Logs tab")
         assert not isinstance(app.screen, EventLineScreen)
+
+
+async def test_a_zoom_keeps_the_cursor_on_the_step_it_was_on(
+    sim_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    # Zoom in around the cursor: the operator's point stays under it, before and after the
+    # finer page arrives (the x range is re-centred, the cursor's column and step kept).
+    url, run_id = await finished_run(sim_factory)
+    app, _client = live_app(url, run_id, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        inspector = await open_inspector(pilot, app)
+        await pilot.press("shift+left", "shift+left", "shift+left")
+        view = inspector.view
+        assert view is not None
+        column = view.cursor
+        x = view.x_lo + (column + 0.5) / view.width * (view.x_hi - view.x_lo)
+        for _ in range(3):
+            await pilot.press("plus")
+            title = inspector.query_one("#inspector-title")
+            await wait_for(  # the finer page, if the zoom asked for one
+                pilot, lambda: "fetching" not in str(title.render()), what="the zoomed page"
+            )
+            zoomed = inspector.view
+            assert zoomed is not None and zoomed.cursor == column
+            span = zoomed.x_hi - zoomed.x_lo
+            at = zoomed.x_lo + (column + 0.5) / zoomed.width * span
+            assert abs(at - x) <= span / zoomed.width * 1.5, (at, x, zoomed.x_lo, zoomed.x_hi)
