@@ -58,6 +58,13 @@ class RunActions(Screen[None]):
         binding("w", "cycle_window", "Window", "Cycle the telemetry window: 15 min, 6 h, run"),
         binding("m", "pick_metric", "Metrics", "Chart any metric the run sends (type to filter)"),
         binding(
+            "i",
+            "inspect",
+            "Inspect",
+            "Open the highlighted chart full-screen (loss unless another is picked)",
+            show=False,
+        ),
+        binding(
             "c",
             "compare",
             "Compare",
@@ -156,6 +163,13 @@ class RunActions(Screen[None]):
             self.run_id, event.key, tracker=self.tracker, reference=self.reference
         )
         self.app.push_screen(self.inspector)
+
+    def action_inspect(self) -> None:
+        # One key from any tab to the inspector: four Tabs reach the charts otherwise.
+        self.action_tab("tab-telemetry")
+        charts = self._panel.query_one(ChartStack)
+        charts.focus()  # back from the inspector, up/down pick another chart
+        charts.action_open()
 
     def inspecting(self, event: EventBase, changes: Changes) -> None:
         """Hand a live event that changed the telemetry to the open inspector."""

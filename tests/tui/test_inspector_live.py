@@ -231,9 +231,9 @@ async def test_a_zoom_keeps_the_cursor_on_the_step_it_was_on(
         assert view is not None
         column = view.cursor
         x = view.x_lo + (column + 0.5) / view.width * (view.x_hi - view.x_lo)
+        title = inspector.query_one("#inspector-title")
         for _ in range(3):
             await pilot.press("plus")
-            title = inspector.query_one("#inspector-title")
             await wait_for(  # the finer page, if the zoom asked for one
                 pilot, lambda: "fetching" not in str(title.render()), what="the zoomed page"
             )

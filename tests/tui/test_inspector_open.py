@@ -106,3 +106,23 @@ async def test_f1_lists_the_inspectors_keys() -> None:
             assert f"inspector.{name}" in ids
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+
+
+async def test_i_opens_the_loss_chart_from_any_tab_and_escape_leaves_the_charts_focused() -> None:
+    client = rewound_client()
+    app = snapshot_app(client, now=NOW, start=RUN_ID)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = next(s for s in app.screen_stack if isinstance(s, PipelineScreen))
+        await pilot.press("3")  # the Events tab, its log focused
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, InspectorScreen), what="inspector")
+        inspector: InspectorScreen = app.screen
+        assert inspector.key == "loss"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="the run screen")
+        charts = screen.query_one(ChartStack)
+        assert charts.has_focus
+        await pilot.press("down", "i")  # the chart picked next opens the same way
+        await wait_for(pilot, lambda: isinstance(app.screen, InspectorScreen), what="inspector")
+        assert app.screen.key == charts.keys[1]  # type: ignore[attr-defined]
