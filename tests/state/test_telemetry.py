@@ -342,3 +342,14 @@ def test_folding_inside_the_window_updates_the_columns_it_reaches() -> None:
         for j in range(i + 1):
             fresh.append(float(j), ys[j])
         assert kept.view(10, 30.0) == fresh.view(10, 30.0), i
+
+
+def test_a_window_whose_grid_rounds_past_the_newest_x_still_draws_it_last() -> None:
+    # Found by test_view_never_hides_a_value: a window of 1e-4 over 5 columns puts its
+    # grid's last edge at floor(199 / 2e-5) * 2e-5, a hair above 199: the newest sample
+    # fell in the column before, and the last column drew nothing.
+    s = TelemetrySeries("x", raw=64, bucket=4, buckets=16, levels=3)
+    for i in range(200):
+        s.append(float(i), 2.0 + i / 1000)
+    v = s.view(5, 0.0001)
+    assert v.columns[-1] is not None and v.columns[-1].last == s.last
