@@ -101,7 +101,7 @@ async def test_f1_lists_the_inspectors_keys() -> None:
         await settle(pilot)
         inspector = await inspect(pilot)
         ids = {row.binding_id for row in binding_rows(inspector)}
-        names = "left right left10 right10 in out pan_left pan_right reset axis log smooth"
+        names = "left right left_ten right_ten in out pan_left pan_right reset axis log smooth"
         for name in (*names.split(), "open", "copy", "back"):
             assert f"inspector.{name}" in ids
         await pilot.press("f1")

@@ -170,6 +170,10 @@ async def test_loss_spike_modal_is_human_gated(sim_factory: Callable[..., Any], 
         screen = pipeline_of(app)
         await pilot.press("p")
         await wait_for(pilot, lambda: modal_of(app) is not None, what="modal via p")
+        # An Enter that came with the modal is ignored (its open grace): press it once
+        # the operator has seen the modal.
+        settled = lambda: (m := modal_of(app)) is not None and m.settled  # noqa: E731
+        await wait_for(pilot, settled, what="the modal settled")
         await pilot.press("enter")
         assert modal_of(app) is None
         (proposal,) = [p for p in await proposals_of(sim.url, run_id) if p.status == "pending"]

@@ -79,8 +79,8 @@ class InspectorScreen(Screen[None]):
     BINDINGS = [
         _binding("left", "cursor(-1)", "◀", "Move the cursor one column left", "left"),
         _binding("right", "cursor(1)", "▶", "Move the cursor one column right", "right"),
-        _binding("shift+left", "cursor(-10)", "◀◀", "Move the cursor ten columns", "left10"),
-        _binding("shift+right", "cursor(10)", "▶▶", "Move the cursor ten columns", "right10"),
+        _binding("shift+left", "cursor(-10)", "◀◀", "Move the cursor ten columns", "left_ten"),
+        _binding("shift+right", "cursor(10)", "▶▶", "Move the cursor ten columns", "right_ten"),
         _binding("plus,equals_sign", "zoom(2.0)", "Zoom in", "Zoom in around the cursor", "in"),
         _binding("minus", "zoom(0.5)", "Zoom out", "Zoom out around the cursor", "out"),
         _binding("left_square_bracket", "pan(-1)", "Pan ◀", "Pan back a quarter", "pan_left"),
