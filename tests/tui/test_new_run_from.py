@@ -63,6 +63,7 @@ def test_new_run_booking_picker(snap_compare: Any, size: tuple[int, int]) -> Non
     expired one."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
+        await settle_quiet(pilot)  # the run's replayed alerts, before the modal holds them
         await press_n(pilot, BookingChoice)
         await settle_quiet(pilot)
 
