@@ -66,9 +66,7 @@ def column_edges(first_x: float, x_end: float, width: int, window: float | None)
             first_cell = math.floor(cell) - (width - 1)
             # Clamped to the newest x too: `floor(x_end / step) * step` can round to just
             # above `x_end`, which left the newest sample out of the last column.
-            inner = [
-                min(x_end, max(x_start, (first_cell + c) * step)) for c in range(1, width)
-            ]
+            inner = [min(x_end, max(x_start, (first_cell + c) * step)) for c in range(1, width)]
             return [x_start, *inner, math.inf]
     x_start = first_x if window is None else max(first_x, x_end - window)
     span = x_end - x_start

@@ -209,6 +209,10 @@ def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path)
             text=True,
             env=env,
         )
+        assert watch.stdout is not None
+        # Kill only once watch is following (its first event printed): a backend down
+        # before watch's first request is an unreachable backend, which exits 1 at once.
+        first = watch.stdout.readline()
         for _ in range(2):
             time.sleep(1.0)
             backend.kill()
@@ -216,6 +220,7 @@ def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path)
             time.sleep(0.3)
             backend = start()
         out, err = watch.communicate(timeout=120)
+        out = first + out
     finally:
         if watch is not None and watch.poll() is None:
             watch.kill()
