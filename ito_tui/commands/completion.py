@@ -4,15 +4,19 @@ shtab writes the script from the whole command line (commands/parser.py): every
 subcommand, option and choice. Arguments marked with `ids.complete_ids` complete
 to ids from the configured backend; the script asks `ito-tui completion SHELL
 --ids KIND` for them on each Tab, which prints one id per line and, whatever goes
-wrong (no backend, no token, a slow keyring), nothing, within IDS_DEADLINE_S.
+wrong (no backend, no token, a slow keyring), nothing, within IDS_DEADLINE_S
+(`ITO_COMPLETION_DEADLINE_S` sets another, for a slow link: `ids_deadline_s`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import os
 import re
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from .context import Context
@@ -29,6 +33,24 @@ outside completion. Run it only when autoloaded from $fpath; register otherwise.
 IDS_DEADLINE_S = 1.0
 """A Tab waits at most this long for the keyring and the backend (after the imports, which
 take no I/O and are bounded anyway)."""
+DEADLINE_ENV = "ITO_COMPLETION_DEADLINE_S"
+DEADLINE_RANGE_S = (0.1, 30.0)
+
+
+def ids_deadline_s(environ: Mapping[str, str] | None = None) -> float:
+    """The id lookup's deadline: `ITO_COMPLETION_DEADLINE_S` (of `environ`, default the
+    process's) in seconds when it is a number, clamped to 0.1–30 s (a Tab never hangs);
+    else `IDS_DEADLINE_S`."""
+    env = os.environ if environ is None else environ
+    try:
+        value = float(env.get(DEADLINE_ENV, ""))
+    except ValueError:
+        return IDS_DEADLINE_S
+    if not math.isfinite(value):
+        return IDS_DEADLINE_S
+    lo, hi = DEADLINE_RANGE_S
+    return min(max(value, lo), hi)
+
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 """The ids printed for a shell. bash's `compgen -W` expands each word it is given
@@ -76,6 +98,7 @@ def print_ids(ctx: Context, kind: str) -> int:
     """Print the ids of `kind`, one a line; nothing at all on any failure or past the
     deadline. Always exit 0: a shell shows a completion's failure as noise."""
     found: list[str] = []
+    deadline = ids_deadline_s()
     try:
         settings = ctx.settings
         from ito_tui.client import ItoClient, RetryPolicy
@@ -88,7 +111,7 @@ def print_ids(ctx: Context, kind: str) -> int:
             token=ctx.token(),
             insecure_http=bool(settings.insecure_http),
             ca_bundle=settings.ca_bundle,
-            timeout=IDS_DEADLINE_S,
+            timeout=deadline,
             retry=RetryPolicy(max_attempts=1),
         ) as client:
             if kind == "bookings":
@@ -109,7 +132,7 @@ def print_ids(ctx: Context, kind: str) -> int:
     # so that one still waiting does not keep the process alive.
     worker = threading.Thread(target=look_up, daemon=True)
     worker.start()
-    worker.join(IDS_DEADLINE_S)
+    worker.join(deadline)
     if worker.is_alive():
         return 0
     if found:

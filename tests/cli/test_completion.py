@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ito_tui.commands.completion import DEADLINE_ENV, IDS_DEADLINE_S, ids_deadline_s
 from ito_tui.desk_sim import create_app
 from tests.faults.tamper import Tamper
 from tests.support.servers import sim_config
@@ -62,7 +63,10 @@ def script(cli, tmp_path: Path):
 def live(sim_factory, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]):
     """desk_sim as the configured backend, for the in-process CLI and the shells."""
     sim = sim_factory(proposal_ttl_s=1e12)
-    for name, value in (("ITO_BACKEND_URL", sim.url), ("ITO_TOKEN", sim.token)):
+    # The backend answers in milliseconds, but this worker's own process serves it: on a
+    # loaded machine a Tab's lookup could miss the default second and offer nothing.
+    deadline = (DEADLINE_ENV, "20")
+    for name, value in (("ITO_BACKEND_URL", sim.url), ("ITO_TOKEN", sim.token), deadline):
         monkeypatch.setenv(name, value)
         env[name] = value
     return sim
@@ -221,6 +225,22 @@ def test_every_shell_completes_ids_from_the_backend(cli, live, script, env) -> N
     assert fish_complete(script("fish"), env, "ito-tui watch ") == [run_id]
     assert run_id in zsh_complete(script("zsh"), env, "ito-tui cancel ", [run_id])
     assert run_id in tcsh_complete(script("tcsh"), env, "ito-tui status ", [run_id])
+
+
+DEADLINES = [
+    ("5", 5.0), ("0.25", 0.25), ("0", 0.1), ("-3", 0.1), ("1e9", 30.0), ("inf", 1.0),
+    ("nan", 1.0), ("soon", 1.0), ("", 1.0), (None, 1.0),
+]  # fmt: skip
+"""`ITO_COMPLETION_DEADLINE_S` as set (None: unset) and the deadline a Tab then waits."""
+
+
+@pytest.mark.parametrize(("value", "deadline"), DEADLINES)
+def test_the_lookup_deadline_is_the_environment_s_bounded(
+    value: str | None, deadline: float
+) -> None:
+    environ = {} if value is None else {DEADLINE_ENV: value}
+    assert ids_deadline_s(environ) == deadline
+    assert IDS_DEADLINE_S == 1.0  # the default a Tab waits: a second
 
 
 @pytest.fixture

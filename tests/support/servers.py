@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from ito_tui.desk_sim import SimConfig
 __all__ = ["FAST_SPEED", "TOKENS", "ServerThread", "SimHandle", "sim_config"]
 
 TOKENS = {"s3cret": "alice", "hunter2": "bob"}
+START_S = 30.0
+"""How long `ServerThread.start` waits for uvicorn to listen."""
 FAST_SPEED = 1_000_000.0
 """Simulated seconds per wall second in tests: the reference run takes about a second."""
 
@@ -57,14 +60,20 @@ class ServerThread:
         self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
 
     def start(self) -> int:
+        """Start serving; the port. A bound of START_S, not a timing: a loaded machine (four
+        workers on two cores, a wheel being built beside) has been seen to take over 5 s."""
         self.thread.start()
-        for _ in range(500):
+        deadline = time.monotonic() + START_S
+        while time.monotonic() < deadline:
             if self.server.started:
                 return int(self.server.servers[0].sockets[0].getsockname()[1])
             if not self.thread.is_alive():
                 break
             self.thread.join(0.01)
-        raise RuntimeError("the simulated backend did not start")
+        others = sorted(t.name for t in threading.enumerate())
+        raise RuntimeError(
+            f"the simulated backend did not start in {START_S:.0f} s; threads: {others}"
+        )
 
     def stop(self) -> None:
         self.server.should_exit = True

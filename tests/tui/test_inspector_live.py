@@ -3,8 +3,10 @@ fetches it makes (what the backend was asked), marks, CSV."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import math
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,8 +51,14 @@ async def ended(url: str, run_id: str) -> bool:
 
 
 async def finished_run(sim_factory: Callable[..., Any], scenario: str = "happy") -> tuple[str, str]:
+    """A 150M run to SFT, once it ended: every sample and event is there when the inspector
+    opens (opened mid-run, its stage and marks depend on how far the sim clock got)."""
     sim = sim_factory(scenario=scenario, speed=SPEED, approval_speed=None)
     run_id = await start_run(sim.url, scenario, model_size="150M", post_training="sft")
+    deadline = time.monotonic() + 60
+    while not await ended(sim.url, run_id):
+        assert time.monotonic() < deadline, f"{run_id} ({scenario}) did not end in 60 s"
+        await asyncio.sleep(0.05)
     return sim.url, run_id
 
 
