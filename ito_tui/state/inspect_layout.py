@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ito_tui.format import integer, nonfinite
+from ito_tui.format import integer, nonfinite, to_float
 
 from .buckets import kind_bit
 from .inspect_plot import PlotColumn, axis_map, interpolate
@@ -55,7 +55,7 @@ def place_marks(
             if own is not None:
                 x = float(own)
             elif m.step is not None:
-                x = through("step", float(m.step))
+                x = through("step", to_float(m.step))
             else:
                 x = through("time", m.ts)
         column = None if x is None else column_at(x, x_lo, x_hi, width)

@@ -76,9 +76,9 @@ class Mark(NamedTuple):
 def x_of(point: Point, axis: XAxis) -> float:
     """`point`'s x on `axis`."""
     if axis == "step":
-        return float(point.step)
+        return to_float(point.step)
     if axis == "tokens":
-        return float(point.tokens)
+        return to_float(point.tokens)
     return point.ts
 
 

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import NamedTuple
 
+from ito_tui.format import to_float
+
 from .inspect_plot import aligned, ema
 from .inspect_points import Point, XAxis
 
@@ -69,7 +71,7 @@ def prepare(
             if ref:
                 ref = _ref_stage(ref, shown)
     get = _X[axis]
-    xs = [float(get(p)) for p in ordered]
+    xs = [to_float(get(p)) for p in ordered]  # a step past float range: the edge, no crash
     ref_pairs = aligned(ref, ordered, axis, by) if ref else []
     smooth = weight > 0
     prepared = Prepared(

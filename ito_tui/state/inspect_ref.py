@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
+from ito_tui.format import to_float
 from ito_tui.textsafe import one_line
 
 from .buckets import finite_parts, kind_bit
@@ -100,7 +101,7 @@ def _keyed(ref: Sequence[Point], by: XAxis, stage: str | None = None) -> Keyed:
     r0 = min(p.ts for p in ref)
     newest: dict[float, Point] = {}
     for p in ref:
-        k = p.ts - r0 if by == "time" else float(p.tokens if by == "tokens" else p.step)
+        k = p.ts - r0 if by == "time" else to_float(p.tokens if by == "tokens" else p.step)
         if k not in newest or p.seq > newest[k].seq:
             newest[k] = p
     ks = sorted(newest)

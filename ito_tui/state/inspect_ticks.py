@@ -35,10 +35,11 @@ def nice_step(span: float, count: int) -> float:
     magnitude = 10.0 ** math.floor(math.log10(rough))
     if not magnitude > 0:
         return 0.0
-    for m in (1.0, 2.0, 2.5, 5.0):
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
         if rough <= m * magnitude:
-            return m * magnitude
-    return 10.0 * magnitude
+            # Near the top of the float range 2 × 10^308 is inf: no spacing, not inf.
+            return m * magnitude if math.isfinite(m * magnitude) else 0.0
+    return 0.0
 
 
 def _decimals(step: float) -> int:

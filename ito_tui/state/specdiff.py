@@ -49,8 +49,10 @@ def _tokens(spec: TrainingSpecEcho) -> int | None:
         return spec.target_tokens
     try:
         return int(20 * model_params(spec.model_size))
-    except (ValueError, IndexError):
-        return None  # a size the contract cannot read: no default to compare
+    except (ValueError, IndexError, OverflowError):
+        # A size the contract cannot read, or whose number no float holds ("1e999B",
+        # "infB", "nanB" echoed by a backend): no default to compare.
+        return None
 
 
 def _tokens_text(spec: TrainingSpecEcho) -> str:

@@ -215,3 +215,43 @@ def test_any_values_draw_without_raising_and_ticks_stay_on_the_scale(
         if column is not None and column.lo is not None:
             assert column.hi is not None and column.lo <= column.hi
     assert all(0 <= c < width for c, _ in view.x_ticks)
+
+
+ANY_COUNT = st.one_of(
+    st.integers(0, 2**53 + 8),
+    st.sampled_from([2**53, 2**53 + 1, 2**63, 10**300, 2**1024, 10**400]),
+    st.integers(-(10**400), 10**400),
+)
+"""Steps and tokens seen as a backend may send them: any JSON integer, past float range."""
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    counts=st.lists(st.tuples(ANY_COUNT, ANY_COUNT), min_size=1, max_size=30),
+    width=st.integers(1, 120),
+    axis=st.sampled_from(AXES),
+    zooms=st.integers(0, 3),
+    cursor=st.integers(-1, 130),
+)
+def test_any_steps_and_tokens_draw_zoom_and_read_out_without_raising(
+    counts: list[tuple[int, int]], width: int, axis: XAxis, zooms: int, cursor: int
+) -> None:
+    # A step or a token count no float holds (10**400) is the edge of the axis, not an
+    # OverflowError; the readout still names the exact integer sent.
+    pts = [Point(i, s, t, T + i, float(i)) for i, (s, t) in enumerate(counts)]
+    ref = [Point(i, s, t, T - 5 + i, 2.0 * i) for i, (s, t) in enumerate(counts[:5])]
+    vp = Viewport(axis=axis, cursor=cursor)
+    view = draw_any(pts, ref, vp, width)
+    for _ in range(zooms):
+        vp = zoom(vp, view, 2.0)
+        view = draw_any(pts, ref, vp, width)
+        wanted_steps(vp, view)
+    assert view.width == width and 0 <= view.cursor < width
+    assert all(0 <= c < width for c, _ in view.x_ticks)
+    readout = view.readout
+    if readout is not None and readout.step is not None:
+        assert readout.step in {s for s, _ in counts}
+
+
+def draw_any(pts: list[Point], ref: list[Point], vp: Viewport, width: int) -> InspectorView:
+    return inspector_view(pts, ref, (), vp, width, key="loss", label="loss", unit="number")

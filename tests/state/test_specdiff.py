@@ -138,3 +138,12 @@ def test_nan_estimates_are_the_same() -> None:
     from ito_tui.state.specdiff import _same
 
     assert _same(math.nan, math.nan) and not _same(math.nan, 1.0) and not _same(None, 0)
+
+
+def test_a_model_size_no_float_can_hold_is_shown_not_fatal() -> None:
+    # TrainingSpecEcho.model_size is lenient: a backend may echo any string. One whose
+    # number overflows (or is inf/NaN) has no "20 × params" default: a dash, not a crash.
+    for size in ("1" + "0" * 400 + "B", "infB", "nanB", "B", ""):
+        rows = {r.field: r for r in spec_diff(run(model_size=size), run())}
+        assert rows["tokens"].a == "—", size
+        assert rows["tokens"].differs and rows["model size"].differs
