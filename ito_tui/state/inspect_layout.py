@@ -10,7 +10,7 @@ from ito_tui.format import integer, nonfinite, to_float
 
 from .buckets import kind_bit
 from .inspect_plot import PlotColumn, axis_map, interpolate
-from .inspect_points import Mark, Point, XAxis
+from .inspect_points import Mark, Point, XAxis, plot_column
 
 __all__ = ["column_at", "notes", "place_marks", "ref_between", "step_range", "y_range"]
 
@@ -18,11 +18,9 @@ __all__ = ["column_at", "notes", "place_marks", "ref_between", "step_range", "y_
 def column_at(x: float, x_lo: float, x_hi: float, width: int) -> int | None:
     """The column of `x` on a plot of [x_lo, x_hi] (as `inspect_plot.bucket` counts);
     None outside it."""
-    if x < x_lo or x > x_hi:
+    if not x_lo <= x <= x_hi:  # NaN too
         return None
-    if x_hi <= x_lo:
-        return width - 1
-    return min(width - 1, int((x - x_lo) * (width / (x_hi - x_lo))))
+    return plot_column(x, x_lo, x_hi, width)
 
 
 def place_marks(

@@ -12,6 +12,7 @@ overlap when tokens/time moved on, and are drawn one after the other.
 from __future__ import annotations
 
 import math
+import sys
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -101,13 +102,15 @@ def bucket(
     """
     n = max(1, width)
     last = n - 1
-    scale = n / (x_hi - x_lo) if x_hi > x_lo else 0.0  # as `inspect_layout.column_at`
+    # In halves, as `inspect_layout.column_at`: a range across the whole float line is
+    # wider than the largest float, and an inf scale of 0 would stack every point last.
+    scale = n / (x_hi / 2 - x_lo / 2) if x_hi > x_lo else 0.0
     cols: list[list[Point]] = [[] for _ in range(n)]
     smoothed: list[float | None] | None = None if smooth is None else [None] * n
     for i, (x, p) in enumerate(pairs):
-        if x < x_lo or x > x_hi:
+        if not x_lo <= x <= x_hi:  # NaN too
             continue
-        c = int((x - x_lo) * scale) if scale else last
+        c = int((x / 2 - x_lo / 2) * scale) if scale else last
         if c > last:
             c = last
         cols[c].append(p)
@@ -188,7 +191,12 @@ def interpolate(ks: Sequence[float], xs: Sequence[float], k: float) -> float:
         a, b = i - 1, i
     if ks[b] == ks[a]:
         return xs[b]
-    return xs[a] + (xs[b] - xs[a]) * (k - ks[a]) / (ks[b] - ks[a])
+    # In halves: a difference of two floats near the range's ends overflows to inf, and
+    # inf / inf is NaN; halves never overflow. The result is clamped to the float range
+    # (an extrapolation past it is the axis' edge).
+    t = (k / 2 - ks[a] / 2) / (ks[b] / 2 - ks[a] / 2)
+    x = xs[a] + 2 * ((xs[b] / 2 - xs[a] / 2) * t)
+    return x if math.isnan(x) else max(-sys.float_info.max, min(sys.float_info.max, x))
 
 
 def aligned(

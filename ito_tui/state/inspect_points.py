@@ -82,6 +82,15 @@ def x_of(point: Point, axis: XAxis) -> float:
     return point.ts
 
 
+def plot_column(x: float, x_lo: float, x_hi: float, width: int) -> int:
+    """The column (0 … width - 1) of a finite `x` on a plot of [x_lo, x_hi], as
+    `inspect_plot.bucket` counts; a zero-wide range is the last column. Computed in
+    halves: a range across the whole float line is wider than the largest float."""
+    if not x_hi > x_lo:
+        return width - 1
+    return max(0, min(width - 1, int((x / 2 - x_lo / 2) * (width / (x_hi / 2 - x_lo / 2)))))
+
+
 _Getter = Callable[[TelemetrySample], object]
 
 

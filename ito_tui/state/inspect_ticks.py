@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from ito_tui.format import BIG, fixed, general, percent, when
 
-from .inspect_points import XAxis
+from .inspect_points import XAxis, plot_column
 
 __all__ = ["nice_step", "tick_label", "x_ticks", "y_ticks"]
 
@@ -120,13 +120,6 @@ def y_ticks(
     )
 
 
-def _column(x: float, x_lo: float, x_hi: float, width: int) -> int:
-    """As `inspect_plot.bucket` counts (a tick at a point's x is in that point's column)."""
-    if x_hi <= x_lo:
-        return width - 1
-    return max(0, min(width - 1, int((x - x_lo) * (width / (x_hi - x_lo)))))
-
-
 def x_ticks(
     x_lo: float, x_hi: float, width: int, axis: XAxis, now: datetime
 ) -> tuple[tuple[int, str], ...]:
@@ -139,7 +132,8 @@ def x_ticks(
     if axis != "time":
         step = max(1.0, nice_step(x_hi - x_lo, count))
         return tuple(
-            (_column(v, x_lo, x_hi, width), _number(v, step)) for v in _multiples(x_lo, x_hi, step)
+            (plot_column(v, x_lo, x_hi, width), _number(v, step))
+            for v in _multiples(x_lo, x_hi, step)
         )
     rough = (x_hi - x_lo) / count
     step_s = next((float(s) for s in _TIME_STEPS if s >= rough), float(_TIME_STEPS[-1]))
@@ -152,5 +146,5 @@ def x_ticks(
             label = day.removesuffix(" UTC").rsplit(" ", 1)[0]
         else:
             label = when(at, now, seconds=step_s < 60).removesuffix(" UTC")
-        out.append((_column(t, x_lo, x_hi, width), label))
+        out.append((plot_column(t, x_lo, x_hi, width), label))
     return tuple(out)
