@@ -75,9 +75,14 @@ def test_a_reader_overtaken_by_retention_is_told_what_it_lost_and_goes_on(
                     continue
                 got.append(message)
                 if len(got) == 10:
-                    # Stop reading while the flood writes ~36,000 lines: more than the
-                    # socket buffers hold, far more than the 500 the server keeps.
-                    time.sleep(3)
+                    # Stop reading while the flood writes 36,000 lines: more than the
+                    # socket buffers hold, far more than the 500 the server keeps. Counted,
+                    # not timed: a loaded machine's flood writes fewer lines a second.
+                    read = int(message.id or 0)  # a line's seq, or a notice's resume point
+                    deadline = time.monotonic() + 60
+                    while _last_seq(client, rid) < read + 36_000:
+                        assert time.monotonic() < deadline, "the flood stalled"
+                        time.sleep(0.2)
                 late = len(got) > 10  # (one may come first: the flood outran the connect)
                 if (late and message.event == "log.truncated") or len(got) > 200_000:
                     break
