@@ -16,7 +16,7 @@ from textual.widgets import Button, Input, Static
 from ito_tui.alerting.model import alert_for
 from ito_tui.client.errors import BackendUnavailable
 from ito_tui.config import Alerts
-from ito_tui.contract import Failure, Proposal, make_event
+from ito_tui.contract import STAGE_ORDER, Failure, Proposal, make_event
 from ito_tui.state import RunState
 from ito_tui.state.metrics import METRICS
 from ito_tui.tui.alerts import Alerter, terminal_title
@@ -29,7 +29,7 @@ from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
-from ito_tui.tui.widgets.stage_detail import summary_value
+from ito_tui.tui.widgets.stage_detail import StageDetail, summary_value
 from ito_tui.tui.widgets.stages import StageList
 from tests.support.apps import record_alerts, settle, snapshot_app
 from tests.support.waiting import wait_for
@@ -481,3 +481,37 @@ def test_alert_texts_show_non_finite_values_as_such(
         texts.append(alert.summary)
     assert shown[0] in texts[0] and shown[1] in texts[1], texts
     assert "nan" not in " ".join(texts) and "inf" not in " ".join(texts)
+
+
+async def test_following_the_current_stage_is_not_the_operator_choosing_one() -> None:
+    # The list's cursor follows the run's stage in silence. A `StageSelected` of the screen's
+    # own making, handled after the run had moved on, stopped the following: in CI the
+    # detail stayed on a stage that was over (`step 0`) under the list's running one.
+    client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    names = [stage.value for stage in STAGE_ORDER]
+    posted: list[StageList.StageSelected] = []  # once each (the hook sees every bubble)
+    selected: list[str] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, StageList.StageSelected) and all(m is not message for m in posted):
+            posted.append(message)
+            selected.append(message.name)
+
+    async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        stages, detail = screen.query_one(StageList), screen.query_one(StageDetail)
+        assert screen.run_state.current_stage == "pretrain"
+        assert stages.cursor == names.index("pretrain") and selected == []
+        assert detail.view is not None and detail.view.name == "pretrain"
+        stages.focus()
+        await pilot.press("up")  # the operator picks the stage before
+        await settle(pilot)
+        assert selected == [names[names.index("pretrain") - 1]]
+        assert detail.view is not None and detail.view.name == selected[0]
+        await pilot.press("down")  # ...and the current one again: followed from here on
+        await settle(pilot)
+        assert selected[1:] == ["pretrain"]
+        assert detail.view is not None and detail.view.name == "pretrain"

@@ -340,7 +340,7 @@ class PipelineScreen(RunActions, RunLending):
         stages.current = s.current_stage
         stages.views = self._stage_views()
         if self._follow_current and s.current_stage:
-            stages.select(s.current_stage)
+            stages.follow(s.current_stage)
         failed = next((g for g in s.gates.values() if str(g.status) == "failed"), None)
         if self._banner.gate is not failed:
             self._banner.gate = failed

@@ -231,10 +231,20 @@ class StageList(Widget, can_focus=True):
         self.post_message(self.StageSelected(STAGE_ORDER[value].value))
 
     def select(self, name: str) -> None:
-        """Move the selection to stage `name`."""
+        """Move the selection to stage `name`, as the operator would (a `StageSelected`)."""
         for i, stage in enumerate(STAGE_ORDER):
             if stage.value == name:
                 self.cursor = i
+
+    def follow(self, name: str) -> None:
+        """Move the cursor to stage `name`, the run's current one, without a
+        `StageSelected`: the screen following the current stage must not hear its own move
+        as the operator's choice. Handled after the run had moved on to the next stage, that
+        message stopped the following (the detail stayed on a stage that was over)."""
+        for i, stage in enumerate(STAGE_ORDER):
+            if stage.value == name and i != self.cursor:
+                self.set_reactive(StageList.cursor, i)
+                self._repaint_if_changed()
 
     def on_click(self, event: object) -> None:
         offset = getattr(event, "y", None)
