@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, timedelta
 from decimal import Decimal
 from types import SimpleNamespace
@@ -334,6 +335,25 @@ async def test_cancel_restates_spend_and_escape_cancels_nothing() -> None:
         await pilot.press("enter", "enter")
         await pilot.pause(0.2)
         assert len(client.cancels) == 1
+
+
+async def test_the_cancel_modal_takes_the_spend_while_it_closes() -> None:
+    # The run screen pushes the spend to the modal at every repaint while it is attached,
+    # also while it closes and its lines are gone: that raised NoMatches and took the app
+    # down (seen in a loaded suite: Escape, then the run's next repaint).
+    client = FakeRunClient(script=pretrain_script().events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        modal = app.screen
+        assert isinstance(modal, CancelRunModal) and modal.progress is not None
+        await modal.query_one("#cancel-spend").remove()  # as closing prunes it first
+        modal.progress = replace(modal.progress, usd_spent=Decimal("9000.00"))
+        modal.dismiss(None)
+        await pilot.pause()
+        assert not isinstance(app.screen, CancelRunModal) and client.cancels == []
 
 
 async def test_read_only_pipeline_cannot_cancel() -> None:

@@ -91,11 +91,15 @@ class CancelRunModal(ModalScreen[Run | None]):
         self._shown = spend_text(spend, progress).plain
         self._key = str(uuid.uuid4())
         self._busy = False
+        self._spend_line: Static | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cancel-box"):
             yield Static(Text(f"Cancel run {safe(self.run_id)}?"), id="cancel-title")
-            yield Static(spend_text(self.spend, self.progress), id="cancel-spend", markup=False)
+            self._spend_line = Static(
+                spend_text(self.spend, self.progress), id="cancel-spend", markup=False
+            )
+            yield self._spend_line
             yield Input(
                 compact=True,
                 placeholder="reason (optional, recorded)",
@@ -115,10 +119,13 @@ class CancelRunModal(ModalScreen[Run | None]):
 
     def _spend_changed(self) -> None:
         text = spend_text(self.spend, self.progress)
-        if self.is_mounted and text.plain != self._shown:
-            # Pushed at every repaint of the run: an update lays the modal out, so on change.
+        line = self._spend_line
+        # The run screen pushes the spend at every repaint while the modal is attached, also
+        # while it closes: its lines may be gone already (a query raised NoMatches then).
+        if line is not None and line.is_mounted and text.plain != self._shown:
+            # An update lays the modal out, so on change only.
             self._shown = text.plain
-            self.query_one("#cancel-spend", Static).update(text)
+            line.update(text)
 
     def action_keep(self) -> None:
         self.dismiss(None)
