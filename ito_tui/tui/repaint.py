@@ -133,8 +133,14 @@ class Repaints:
             def flush(interval: float = interval) -> None:
                 self._flush(interval)
 
+            def flush_later(flush: Callable[[], None] = flush) -> None:
+                # A timer still fires while its screen is being removed (one set by a
+                # worker's event after the removal began), when the widgets are pruned
+                # already: painting them raised. `call_later` refuses a closing screen.
+                self._host.call_later(flush)
+
             if wait > 0:
-                self._host.set_timer(wait, flush)
+                self._host.set_timer(wait, flush_later)
             else:
                 # Leading edge: painted in this wake-up, after the handler that marked it.
                 self._host.call_later(flush)

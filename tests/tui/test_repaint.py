@@ -22,7 +22,12 @@ class FakeHost:
     def set_timer(self, delay: float, callback: Callable[[], Any]) -> None:
         self.timers.append((self.now + delay, callback))
 
+    closing = False
+    """As a screen being removed: `call_later` refuses (Textual's, on a closing pump)."""
+
     def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+        if self.closing:
+            return False
         self.soon.append(callback)
         return True
 
@@ -129,3 +134,18 @@ def test_an_unknown_panel_is_an_error_not_a_silent_no_op() -> None:
         repaints.mark("detail")
     with pytest.raises(ValueError, match="stages"):
         repaints.panel("stages", lambda: None)
+
+
+def test_a_timer_that_fires_while_the_screen_is_removed_paints_nothing() -> None:
+    # A worker's event marked a panel after the screen's removal began; its timer fired
+    # once the widgets were pruned, and painting them raised (KeyError on a pruned
+    # widget's component styles, in a loaded suite).
+    host = FakeHost()
+    repaints, painted, _shown = scheduler(host)
+    repaints.mark("charts")
+    host.run_soon()
+    repaints.mark("charts", "stages")  # within the interval: a timer
+    assert host.timers and painted == ["charts"]
+    host.closing = True
+    host.advance(CHART_INTERVAL_S)
+    assert painted == ["charts"]
