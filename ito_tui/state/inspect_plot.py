@@ -102,7 +102,7 @@ def bucket(
     """
     n = max(1, width)
     last = n - 1
-    # In halves, as `inspect_layout.column_at`: a range across the whole float line is
+    # In halves, as `inspect_points.plot_column`: a range across the whole float line is
     # wider than the largest float, and an inf scale of 0 would stack every point last.
     scale = n / (x_hi / 2 - x_lo / 2) if x_hi > x_lo else 0.0
     cols: list[list[Point]] = [[] for _ in range(n)]
