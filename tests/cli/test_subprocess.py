@@ -8,6 +8,7 @@ import os
 import selectors
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,18 +201,22 @@ def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path)
     url = f"http://127.0.0.1:{port}"
     env = subprocess_env(ITO_TOKEN="s3cret")
     watch: subprocess.Popen[str] | None = None
+    err_path = tmp_path / "watch.stderr"
     try:
         run_id = run_cli(["--backend", url, "train", *SPEC, "--yes"], env=env).stdout.split()[-1]
-        watch = subprocess.Popen(
-            [str(ITO_TUI), "--backend", url, "watch", run_id, "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        with err_path.open("w") as err_file:
+            watch = subprocess.Popen(
+                [str(ITO_TUI), "--backend", url, "watch", run_id, "--json"],
+                stdout=subprocess.PIPE,
+                stderr=err_file,
+                text=True,
+                env=env,
+            )
         assert watch.stdout is not None
         # Kill only once watch is following (its first event printed): a backend down
         # before watch's first request is an unreachable backend, which exits 1 at once.
+        # The rest is read through the same buffered stream: `communicate` reads the pipe
+        # beneath it and lost the lines `readline` had buffered (seq 2-7 in CI).
         first = watch.stdout.readline()
         for _ in range(2):
             time.sleep(1.0)
@@ -219,13 +224,19 @@ def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path)
             backend.wait(10)
             time.sleep(0.3)
             backend = start()
-        out, err = watch.communicate(timeout=120)
-        out = first + out
+        watchdog = threading.Timer(120, watch.kill)  # a bound, not a timed assertion
+        watchdog.start()
+        try:
+            out = first + watch.stdout.read()
+            watch.wait()
+        finally:
+            watchdog.cancel()
     finally:
         if watch is not None and watch.poll() is None:
             watch.kill()
         backend.kill()
         backend.wait(10)
+    err = err_path.read_text()
     assert watch.returncode == 0, err[-2000:]
     events = [json.loads(line) for line in out.splitlines()]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
