@@ -312,7 +312,7 @@ async def test_expired_proposal_says_so_and_sends_nothing_more() -> None:
         assert client.decisions == []
 
 
-async def test_cancel_restates_spend_and_escape_cancels_nothing() -> None:
+async def test_cancel_restates_spend_escape_cancels_nothing_and_a_closing_modal_holds() -> None:
     client = FakeRunClient(script=pretrain_script().events)
     app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -328,23 +328,9 @@ async def test_cancel_restates_spend_and_escape_cancels_nothing() -> None:
         await pilot.pause(0.1)
         await pilot.press("escape")
         assert client.cancels == []
-        await pilot.press("x")
-        await pilot.pause(0.1)
-        await pilot.press("tab")
-        assert app.screen.focused is not None and app.screen.focused.id == "confirm-cancel"
-        await pilot.press("enter", "enter")
-        await pilot.pause(0.2)
-        assert len(client.cancels) == 1
-
-
-async def test_the_cancel_modal_takes_the_spend_while_it_closes() -> None:
-    # The run screen pushes the spend to the modal at every repaint while it is attached,
-    # also while it closes and its lines are gone: that raised NoMatches and took the app
-    # down (seen in a loaded suite: Escape, then the run's next repaint).
-    client = FakeRunClient(script=pretrain_script().events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+        # The run screen pushes the spend to the modal at every repaint while it is
+        # attached, also while it closes and its lines are gone: that raised NoMatches and
+        # took the app down (seen in a loaded suite: Escape, then the run's next repaint).
         await pilot.press("x")
         await pilot.pause(0.1)
         modal = app.screen
@@ -354,6 +340,13 @@ async def test_the_cancel_modal_takes_the_spend_while_it_closes() -> None:
         modal.dismiss(None)
         await pilot.pause()
         assert not isinstance(app.screen, CancelRunModal) and client.cancels == []
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        await pilot.press("tab")
+        assert app.screen.focused is not None and app.screen.focused.id == "confirm-cancel"
+        await pilot.press("enter", "enter")
+        await pilot.pause(0.2)
+        assert len(client.cancels) == 1
 
 
 async def test_read_only_pipeline_cannot_cancel() -> None:
