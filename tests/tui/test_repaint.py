@@ -18,12 +18,11 @@ class FakeHost:
         self.soon: list[Callable[[], Any]] = []
         self.timers: list[tuple[float, Callable[[], Any]]] = []
         self.wakeups = 0
+        self.closing = False
+        """As a screen being removed: `call_later` refuses (Textual's, on a closing pump)."""
 
     def set_timer(self, delay: float, callback: Callable[[], Any]) -> None:
         self.timers.append((self.now + delay, callback))
-
-    closing = False
-    """As a screen being removed: `call_later` refuses (Textual's, on a closing pump)."""
 
     def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
         if self.closing:
