@@ -3,7 +3,9 @@ own state dir and secret registry, and the one in-memory keyring."""
 
 from __future__ import annotations
 
+import compileall
 import inspect
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,19 @@ SLOW_TESTS = (
 )
 """Tests (node id prefixes) that are slow without a real backend. The whole suite runs
 them all; `-m "not slow and not e2e"` is the inner loop without them."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-code is written during the suite, even where `PYTHONDONTWRITEBYTECODE` is set
+    (this machine and CI set it). Without it every xdist worker rewrote the asserts of
+    all ~540 test and plugin modules at every run (7.8 CPU s of collection per worker;
+    2.5 s with the cache), and every `ito-tui` the tests start compiled the editable
+    install's modules again. The controller (or a run without workers) compiles `ito_tui`
+    once, before any worker or child starts; workers cache their rewritten test modules
+    for the next run."""
+    sys.dont_write_bytecode = False
+    if not hasattr(config, "workerinput"):
+        compileall.compile_dir(str(Path(__file__).parents[1] / "ito_tui"), quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
