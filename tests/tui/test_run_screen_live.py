@@ -32,7 +32,9 @@ from .pipeline_live import (
 from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
 SPEED = 2_000.0
-"""A 150M run to SFT in a few seconds: time to open the screen and a modal before its end."""
+"""A 1.5B run at 2,000x: it spends every second and runs long enough that no load on the
+machine ends it before the test cancels it (a 150M run ended under the modal on 8 busy
+xdist workers: its spend stopped and the modal had nothing to follow)."""
 
 
 def footer_text(app: Any) -> str:
@@ -45,7 +47,7 @@ async def test_the_cancel_modal_follows_the_spend_and_cancel_leaves_the_footer_a
     sim_factory: Callable[..., Any], tmp_path: Path
 ) -> None:
     sim = sim_factory(scenario="happy", speed=SPEED)
-    run_id = await start_run(sim.url, "happy", model_size="150M", post_training="sft")
+    run_id = await start_run(sim.url, "happy", model_size="1.5B", post_training="sft")
     app, _client = live_app(sim.url, run_id, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await shown_pipeline(pilot, app)
@@ -66,9 +68,17 @@ async def test_the_cancel_modal_follows_the_spend_and_cancel_leaves_the_footer_a
         # The run keeps spending under the modal, and the modal says so.
         await wait_for(pilot, following, 30, "the modal's spend to follow the run")
         await pilot.press("escape")  # Keep running
+        await wait_for(pilot, lambda: app.screen is screen, what="the modal to close")
+        assert not screen.run_state.terminal and "Cancel run" in footer_text(app)
+        # Now cancel it: once the run has ended the footer stops offering it.
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, CancelRunModal), what="the modal")
+        await pilot.click("#confirm-cancel")
         await wait_for(pilot, lambda: screen.run_state.terminal, 60, "the run's end")
+        assert screen.run_state.state == "cancelled"
+        await wait_for(pilot, lambda: app.screen is screen, what="the modal to close")
         await wait_for(pilot, lambda: "Cancel run" not in footer_text(app), 5, "the footer")
-        assert app.screen is screen and screen.check_action("cancel_run", ()) is False
+        assert screen.check_action("cancel_run", ()) is False
         await pilot.press("x")
         await pilot.pause()
         assert app.screen is screen  # nothing to ask: the run is over
