@@ -14,7 +14,9 @@ from datetime import datetime
 from typing import Any, cast
 
 from pydantic import SecretStr
+from textual.dom import DOMNode
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from ito_tui.config import Settings
 from ito_tui.tui import ItoApp, make_app
@@ -31,6 +33,7 @@ __all__ = [
     "SIZES",
     "SIZE_IDS",
     "THEMES",
+    "assert_steady_fields",
     "settings",
     "settle",
     "settle_quiet",
@@ -113,3 +116,11 @@ def record_alerts(app: ItoApp) -> tuple[list[str | None], list[None]]:
     app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
     app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
     return toasts, bells
+
+
+def assert_steady_fields(node: DOMNode) -> None:
+    """`node` holds text fields, and none blinks its cursor (`SteadyInput`): a blinking one
+    repaints twice a second while focused, and a picture catches it in either phase."""
+    blinking = [field.id for field in node.query(Input) if field.cursor_blink]
+    assert node.query(Input), f"no text field under {node!r}"
+    assert blinking == [], f"these fields blink: {blinking}"

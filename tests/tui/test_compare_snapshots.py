@@ -12,7 +12,14 @@ from textual.pilot import Pilot
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.run_picker import RunPicker
 from ito_tui.tui.screens.spec_diff import SpecDiffScreen
-from tests.support.apps import SIZE_IDS, SIZES, settle, settle_quiet, snapshot_app
+from tests.support.apps import (
+    SIZE_IDS,
+    SIZES,
+    assert_steady_fields,
+    settle,
+    settle_quiet,
+    snapshot_app,
+)
 from tests.support.waiting import wait_for
 
 from .compare_fakes import CompareClient
@@ -32,6 +39,7 @@ async def picker_open(pilot: Pilot[Any]) -> RunPicker:
     picker = pilot.app.screen
     assert isinstance(picker, RunPicker)
     await wait_for(pilot, lambda: picker.loaded, what="the runs read")
+    assert_steady_fields(picker)
     # The toasts expire on the wall clock: a picture never waits on them (`settle_quiet`).
     pilot.app.clear_notifications()
     await pilot.pause()

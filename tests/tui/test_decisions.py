@@ -27,6 +27,7 @@ from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.widgets.decision_table import DecisionTable, matches
 from ito_tui.tui.widgets.loss_window import LossWindow
+from tests.support.apps import assert_steady_fields
 
 from .shell_fakes import NOW, RUN_A, RUN_B, FakeTrailClient, capabilities, proposal, trail
 from .shell_helpers import isolated_user_dirs, screen_text, settings, wait_for  # noqa: F401
@@ -50,6 +51,7 @@ async def open_decisions(pilot: Any) -> DecisionsScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.fetches)
     await pilot.press("d")
     await wait_for(pilot, lambda: isinstance(app.screen, DecisionsScreen) and app.screen.fetches)
+    assert_steady_fields(app.screen)
     return app.screen  # type: ignore[no-any-return]  # pilot.app is App[Any]
 
 

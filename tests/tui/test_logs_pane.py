@@ -16,7 +16,7 @@ from ito_tui.tui.run_logs import MAX_LINES, PAGE, TAIL
 from ito_tui.tui.screens.event_line import EventLineScreen
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.widgets.logs_pane import ABSENT, LogsPane
-from tests.support.apps import settle, snapshot_app
+from tests.support.apps import assert_steady_fields, settle, snapshot_app
 from tests.support.caps import CAPABILITY_NAMES, capabilities
 from tests.support.waiting import wait_for
 
@@ -61,6 +61,7 @@ async def open_logs(pilot: Pilot[Any]) -> LogsPane:
     await pilot.press("4")
     pane = pane_of(pilot)
     await wait_for(pilot, lambda: len(pane.buffer) > 0 and not pane.repaints.pending, what="lines")
+    assert_steady_fields(pane)
     return pane
 
 

@@ -17,7 +17,14 @@ from ito_tui.tui.widgets.chart_stack import ChartStack
 from ito_tui.tui.widgets.chart_text import NONFINITE_GLYPHS
 from ito_tui.tui.widgets.sparkline import LABEL_WIDTH
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
-from tests.support.apps import SIZE_IDS, SIZES, settle, settle_quiet, snapshot_app
+from tests.support.apps import (
+    SIZE_IDS,
+    SIZES,
+    assert_steady_fields,
+    settle,
+    settle_quiet,
+    snapshot_app,
+)
 
 from .pipeline_fakes import NOW, RUN_ID, FakeRunClient, pretrain_script, sample
 from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
@@ -52,6 +59,7 @@ async def picker_open(pilot: Pilot[Any], query: str = "") -> MetricPicker:
     await pilot.pause()
     picker = pilot.app.screen
     assert isinstance(picker, MetricPicker)
+    assert_steady_fields(picker)
     if query:
         await pilot.press(*query)
         await pilot.pause()

@@ -32,7 +32,7 @@ from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import StageDetail, summary_value
 from ito_tui.tui.widgets.stages import StageList
-from tests.support.apps import record_alerts, settle, snapshot_app
+from tests.support.apps import assert_steady_fields, record_alerts, settle, snapshot_app
 from tests.support.waiting import wait_for
 
 from .pipeline_fakes import (
@@ -189,6 +189,7 @@ async def proposal_modal(
     async with app.run_test(size=size, **run) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ProposalModal)
+        assert_steady_fields(app.screen)
         yield pilot, app.screen
 
 

@@ -19,6 +19,7 @@ from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.widgets.eventlog import EventLogView
 from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.stages import StageList
+from tests.support.apps import assert_steady_fields
 
 from .pipeline_live import (
     APPROVAL_SPEED,
@@ -56,6 +57,8 @@ async def test_the_cancel_modal_follows_the_spend_and_cancel_leaves_the_footer_a
         await wait_for(pilot, lambda: "Cancel run" in footer_text(app), 5, "the footer's keys")
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, CancelRunModal), what="the modal")
+        assert_steady_fields(app.screen)
+        assert_steady_fields(screen)  # the event search and the Logs tab's fields
         line = app.screen.query_one("#cancel-spend", Static)
         first = str(line.render())
         assert first.startswith("Spent so far: $")

@@ -24,6 +24,7 @@ from ito_tui.format import fixed, usd
 from ito_tui.state.views import Progress
 from ito_tui.textsafe import safe
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 
 def spend_text(spend: Spend | None, progress: Progress | None = None) -> Text:
@@ -100,7 +101,7 @@ class CancelRunModal(ModalScreen[Run | None]):
                 spend_text(self.spend, self.progress), id="cancel-spend", markup=False
             )
             yield self._spend_line
-            yield Input(
+            yield SteadyInput(
                 compact=True,
                 placeholder="reason (optional, recorded)",
                 id="cancel-reason",

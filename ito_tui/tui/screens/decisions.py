@@ -36,6 +36,7 @@ from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.decision_table import STATUS_FILTERS, STATUS_MATCH, DecisionTable, matches
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.proposal_text import why_text
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
     from ito_tui.alerting.needs import NeedsYou
@@ -109,9 +110,9 @@ class DecisionsScreen(Screen[None]):
         yield Static(id="decisions-caption", markup=False)
         with Horizontal(id="decisions-filters"):
             yield Static("run", classes="filter-label", markup=False)
-            yield Input(placeholder="any (part of a run id)", id="filter-run", compact=True)
+            yield SteadyInput(placeholder="any (part of a run id)", id="filter-run", compact=True)
             yield Static("by", classes="filter-label", markup=False)
-            yield Input(placeholder="anyone (operator)", id="filter-by", compact=True)
+            yield SteadyInput(placeholder="anyone (operator)", id="filter-by", compact=True)
         yield Static(id="decisions-empty", markup=False)
         yield DecisionTable(id="decisions-table")
         yield Static(id="decisions-detail", markup=False)

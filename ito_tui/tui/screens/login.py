@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Static
 
 from ito_tui.textsafe import safe
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -62,13 +63,12 @@ class LoginModal(ModalScreen[str | None]):
             if self.reason:
                 yield Static(Content.styled(safe(self.reason), "$warning"), id="login-reason")
             yield Static(Content(f"Paste your operator token. {where}"), id="login-help")
-            token = Input(
+            token = SteadyInput(
                 password=True,
                 placeholder="operator token",
                 id="login-token",
                 select_on_focus=False,
             )
-            token.cursor_blink = False
             yield token
             yield Static("", id="login-error")
             with Horizontal(id="login-buttons", classes="dialog-buttons"):

@@ -29,6 +29,7 @@ from ito_tui.format import number
 from ito_tui.state.bank import TelemetryBank
 from ito_tui.state.logfilter import compile_search
 from ito_tui.textsafe import one_line
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 NAME_WIDTH = 44
 """Cells of the name column (a longer name is cut with …)."""
@@ -126,7 +127,7 @@ class MetricPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="metric-picker"):
             yield Static(self._title(), id="metric-title", markup=False)
-            yield Input(placeholder="filter: text, or /regex/", id="metric-filter")
+            yield SteadyInput(placeholder="filter: text, or /regex/", id="metric-filter")
             yield Static("", id="metric-status", markup=False)
             yield OptionList(id="metric-list")
         yield Footer()

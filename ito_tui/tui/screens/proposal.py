@@ -45,6 +45,7 @@ from ito_tui.tui.widgets.proposal_text import (
     why_text,
 )
 from ito_tui.tui.widgets.sparkline import TextSparkline
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
     from ito_tui.state.views import ChartView
@@ -119,7 +120,7 @@ class ProposalModal(DecidingModal):
             yield Static(id="proposal-who", markup=False)
             yield Static(id="proposal-decided", markup=False, classes="-hidden")
             yield Static(id="proposal-error", markup=False, classes="-hidden")
-            yield Input(
+            yield SteadyInput(
                 compact=True,
                 placeholder="comment (recorded with your decision)",
                 id="comment",
@@ -147,7 +148,7 @@ class ProposalModal(DecidingModal):
                     markup=False,
                 )
                 with Horizontal(id="confirm-row", classes="-hidden"):
-                    yield Input(
+                    yield SteadyInput(
                         placeholder=f"type {CONFIRM_WORD}", id="confirm-input", compact=True
                     )
                     yield Button(

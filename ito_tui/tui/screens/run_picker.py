@@ -26,6 +26,7 @@ from ito_tui.contract import RunSummary
 from ito_tui.format import status_label
 from ito_tui.textsafe import one_line
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 __all__ = ["NONE_ROW", "RunChoice", "RunPicker", "run_row"]
 
@@ -101,7 +102,7 @@ class RunPicker(ModalScreen[RunChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="run-picker"):
             yield Static(f"Compare {self.exclude} with", id="run-picker-title", markup=False)
-            yield Input(placeholder="filter: id, state, size, booking", id="run-filter")
+            yield SteadyInput(placeholder="filter: id, state, size, booking", id="run-filter")
             yield Static("reading the runs…", id="run-picker-status", markup=False)
             yield OptionList(id="run-list")
         yield Footer()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from ito_tui.client import CapabilityMissing, ItoError
 from ito_tui.format import integer
@@ -34,6 +34,7 @@ from ito_tui.tui.run_logs import MAX_BYTES, MAX_LINES, LogFollower, new_buffer
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.log_view import LogView
 from ito_tui.tui.widgets.logs_keys import LogsKeys
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
     from ito_tui.client import ConnectionState
@@ -105,8 +106,8 @@ class LogsPane(LogsKeys):
         if caps is not None and not caps.has("runs.logs"):
             self.offered = False
         yield self._caption_line
-        yield Input(placeholder="search the log (Enter)", id="logs-search")
-        yield Input(placeholder="ranks, e.g. 0,3,8-11 (Enter; empty: all)", id="logs-ranks")
+        yield SteadyInput(placeholder="search the log (Enter)", id="logs-search")
+        yield SteadyInput(placeholder="ranks, e.g. 0,3,8-11 (Enter; empty: all)", id="logs-ranks")
         yield Static(ABSENT, id="logs-absent", markup=False)
         yield self.view
 

@@ -14,6 +14,7 @@ from ito_tui.describe import SPEC_LABELS
 from ito_tui.textsafe import safe
 from ito_tui.tui.forms import POST_TRAINING_CHOICES, FormValues
 from ito_tui.tui.widgets.field_row import FieldRow
+from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
     from ito_tui.contract import Capabilities
@@ -75,7 +76,7 @@ def spec_fields(caps: Capabilities | None, v: FormValues) -> ComposeResult:
 def _input(
     name: str, value: str, placeholder: str, suggester: SuggestFromList | None = None
 ) -> Input:
-    field = Input(
+    field = SteadyInput(
         value=value,
         placeholder=placeholder,
         id=f"f-{name}",
@@ -83,8 +84,6 @@ def _input(
         suggester=suggester,
         select_on_focus=True,  # focused (Tab, or the form opening), typing replaces a default
     )
-    # A blinking cursor repaints twice a second forever: steady keeps an idle app idle.
-    field.cursor_blink = False
     return field
 
 
