@@ -8,12 +8,13 @@ import os
 import selectors
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.children import rest_of_output
 
 from .conftest import ITO_TUI, run_cli, subprocess_env
 from .test_commands import SPEC
@@ -215,8 +216,6 @@ def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path)
         assert watch.stdout is not None
         # Kill only once watch is following (its first event printed): a backend down
         # before watch's first request is an unreachable backend, which exits 1 at once.
-        # The rest is read through the same buffered stream: `communicate` reads the pipe
-        # beneath it and lost the lines `readline` had buffered (seq 2-7 in CI).
         first = watch.stdout.readline()
         for _ in range(2):
             time.sleep(1.0)
@@ -224,13 +223,8 @@ def test_watch_json_survives_backend_kills_with_every_event_once(tmp_path: Path)
             backend.wait(10)
             time.sleep(0.3)
             backend = start()
-        watchdog = threading.Timer(120, watch.kill)  # a bound, not a timed assertion
-        watchdog.start()
-        try:
-            out = first + watch.stdout.read()
-            watch.wait()
-        finally:
-            watchdog.cancel()
+        rest, _ = rest_of_output(watch, 120)  # stderr is the file
+        out = first + rest
     finally:
         if watch is not None and watch.poll() is None:
             watch.kill()

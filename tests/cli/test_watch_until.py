@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from ito_tui.format import general
+from tests.support.children import rest_of_output
 
 from .conftest import ITO_TUI, subprocess_env
 from .test_commands import SPEC, submit, wait_for_proposal
@@ -103,7 +104,7 @@ def test_until_gate_exits_at_the_next_gate(cli, backend, fail: bool, code: int, 
     proc = _watch(backend.url, run_id, "--until", "gate")
     try:
         _approve(backend.url, prop)
-        out, err = proc.communicate(timeout=60)
+        out, err = rest_of_output(proc, 60)
     finally:
         if proc.poll() is None:
             proc.kill()
