@@ -133,7 +133,9 @@ async def test_a_failed_read_is_said_literally_once_and_retried() -> None:
         ]
         client.trail_error = None
         await pilot.press("r")
-        await wait_for(pilot, lambda: screen.fetches == 1)
+        # At least one good read: the poll after it (a second or two on) may land before a
+        # loaded machine's wait looks again (a wait for exactly 1 timed out on 10 workers).
+        await wait_for(pilot, lambda: screen.fetches >= 1, what="a good read")
         assert len(shown_ids(screen)) == 5 and "Could not" not in screen_text(pilot)
 
 
