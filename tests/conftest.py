@@ -40,7 +40,7 @@ them all; `-m "not slow and not e2e"` is the inner loop without them."""
 
 def pytest_configure(config: pytest.Config) -> None:
     """Byte-code is written during the suite, even where `PYTHONDONTWRITEBYTECODE` is set
-    (this machine and CI set it). Without it every xdist worker rewrote the asserts of
+    (this machine sets it). Without it every xdist worker rewrote the asserts of
     all ~540 test and plugin modules at every run (7.8 CPU s of collection per worker;
     2.5 s with the cache), and every `ito-tui` the tests start compiled the editable
     install's modules again. The controller (or a run without workers) compiles `ito_tui`
