@@ -76,7 +76,7 @@ class Ring:
         self.cap = cap
         self.head = 0
         self.size = 0
-        zeros = [0.0] * cap
+        zeros = bytes(8 * cap)  # cap zeros as doubles, without a list of cap floats
         self.x0 = array("d", zeros)
         self.x1 = array("d", zeros)
         self.lo = array("d", zeros)

@@ -2,19 +2,24 @@
 steps and tokens (`182K`, `1.2B`) or UTC times (`14:03`, `Nov 30 14:03`) on x.
 
 Labels are written with `ito_tui.format`'s formatters (`fixed`, `percent`, `when`), with
-as many decimals as the tick spacing needs, so neighbouring ticks never read the same.
+as many decimals as the tick spacing needs, so neighbouring ticks never read the same; where
+no label can tell them apart (a span of 25,000 at 2e15, written short), one tick stays.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from ito_tui.format import BIG, fixed, general, percent, when
 
 from .inspect_points import XAxis, plot_column
 
 __all__ = ["nice_step", "tick_label", "x_ticks", "y_ticks"]
+
+T = TypeVar("T", int, float)
 
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
 """`format.count`'s units."""
@@ -90,7 +95,26 @@ def _multiples(lo: float, hi: float, step: float) -> list[float]:
     if (hi - lo) / step > 1000:
         return []
     first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
-    return [float(f"{k * step:.12g}") for k in range(first, last + 1)]  # 2.8, not 2.80…03
+    return [_clean(k * step, step) for k in range(first, last + 1)]
+
+
+def _clean(value: float, step: float) -> float:
+    """`value` without the float noise of a product (2.8, not 2.8000000000000003), to the
+    digits `step` needs: a fixed 12 would round 1,972,256,132,635,000 past the axis' end."""
+    if value == 0:
+        return 0.0
+    digits = math.floor(math.log10(abs(value))) - math.floor(math.log10(step)) + 3
+    return float(f"{value:.{max(1, min(17, digits))}g}")
+
+
+def _distinct(ticks: Iterable[tuple[T, str]]) -> tuple[tuple[T, str], ...]:
+    """`ticks` without those that read the same as the one before: past 1e15 labels are
+    short scientific (`2e15`), and five ticks 5,000 apart there would all say so."""
+    out: list[tuple[T, str]] = []
+    for tick in ticks:
+        if not out or out[-1][1] != tick[1]:
+            out.append(tick)
+    return tuple(out)
 
 
 def y_ticks(
@@ -103,7 +127,7 @@ def y_ticks(
         return ()
     if not log_y:
         step = nice_step(y_hi - y_lo, count)
-        return tuple((v, tick_label(unit, v, step)) for v in _multiples(y_lo, y_hi, step))
+        return _distinct((v, tick_label(unit, v, step)) for v in _multiples(y_lo, y_hi, step))
     if y_hi - y_lo >= 1.0:
         every = max(1.0, float(math.ceil((y_hi - y_lo) / count)))
         out = []
@@ -115,7 +139,7 @@ def y_ticks(
         return tuple(out)
     lo, hi = 10.0**y_lo, (10.0**y_hi if y_hi < 308.25 else math.inf)  # no OverflowError
     step = nice_step(hi - lo, count)
-    return tuple(
+    return _distinct(
         (math.log10(v), tick_label(unit, v, step)) for v in _multiples(lo, hi, step) if v > 0
     )
 
@@ -131,7 +155,7 @@ def x_ticks(
         return ()
     if axis != "time":
         step = max(1.0, nice_step(x_hi - x_lo, count))
-        return tuple(
+        return _distinct(
             (plot_column(v, x_lo, x_hi, width), _number(v, step))
             for v in _multiples(x_lo, x_hi, step)
         )

@@ -247,6 +247,13 @@ def test_ticks_have_units_and_nice_values_and_times_their_date() -> None:
     assert y_ticks(0.0, 1e308, "number", False)[-1][1] == "1e308"
     assert y_ticks(0.0, math.inf, "number", False) == ()  # no spacing counts that
     assert tick_label("number", 1e-323, 5e-324).endswith("e-324")  # subnormal: no 1/0
+    # 16 digits with a spacing of 5,000: on the scale, to the unit, and one label each.
+    huge = y_ticks(1972256132610000.0, 1972256132635000.0, "number", False, count=5)
+    assert [v for v, _ in huge] == [1972256132610000.0]
+    assert y_ticks(1972256132610000.0, 1972256132635000.0, "steps", False) == (
+        (1972256132610000.0, "2e15 st"),
+    )
+    assert [v for v, _ in y_ticks(0.0, 1.0, "number", False)] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
     steps = x_ticks(0.0, 200_000.0, 60, "step", datetime.fromtimestamp(T, UTC))
     assert [label for _, label in steps] == ["0", "50K", "100K", "150K", "200K"]
     assert steps[0][0] == 0 and steps[-1][0] == 59

@@ -193,6 +193,8 @@ ANY_FLOAT = st.one_of(
     axis=st.sampled_from(AXES),
     cursor=st.integers(-1, 130),
 )
+# A span of 25,000 at 2e15: ticks rounded to 12 digits went 5,000 past the top.
+@example([1972256132610000.0], [1972256132635000.0], 1, False, 0, "step", 0)
 def test_any_values_draw_without_raising_and_ticks_stay_on_the_scale(
     values: list[float],
     ref_values: list[float],
