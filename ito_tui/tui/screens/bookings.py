@@ -21,7 +21,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from ito_tui.format import duration, fixed, general
@@ -32,6 +32,7 @@ from ito_tui.tui.screens.connect import connection_step
 from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.booking_detail import BookingDetail, ssh_command, unavailable_reason
 from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking
@@ -174,7 +175,7 @@ class BookingsScreen(Screen[None]):
                 yield BookingTable(id="bookings-table", cursor_type="row", zebra_stripes=False)
             with VerticalScroll(id="bookings-detail"):
                 yield BookingDetail(id="booking-detail")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         forward_failure(self, event)

@@ -7,11 +7,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from ito_tui.textsafe import safe
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 _WHAT = {
     "runs.create": "starting a training run",
@@ -90,7 +91,7 @@ class CapabilityScreen(Screen[None]):
                 if self._can_go_back():
                     yield Button("Back", id="back", action="screen.back")
                 yield Button("Quit", id="quit", action="app.quit")
-        yield Footer()
+        yield SteadyFooter()
 
     def _can_go_back(self) -> bool:
         return len(self.app.screen_stack) > 1

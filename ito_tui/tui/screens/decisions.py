@@ -23,7 +23,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
 from ito_tui.contract import Proposal
@@ -36,6 +36,7 @@ from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.decision_table import STATUS_FILTERS, STATUS_MATCH, DecisionTable, matches
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.proposal_text import why_text
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class DecisionsScreen(Screen[None]):
         yield Static(id="decisions-empty", markup=False)
         yield DecisionTable(id="decisions-table")
         yield Static(id="decisions-detail", markup=False)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._unseen = _unseen(getattr(self.app, "needs_you", None))

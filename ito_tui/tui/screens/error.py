@@ -7,11 +7,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from ito_tui.textsafe import safe
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 NO_FALLBACK = (
     "ito-tui never falls back to a simulated backend. To try the program "
@@ -79,7 +80,7 @@ class ErrorScreen(Screen[None]):
                 if self.offer_login:
                     yield Button("Log in", id="login", action="screen.login")
                 yield Button("Quit", id="quit", action="app.quit")
-        yield Footer()
+        yield SteadyFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "login":

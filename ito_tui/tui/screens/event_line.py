@@ -21,12 +21,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ito_tui.format import integer
 from ito_tui.textsafe import one_line, visible
 from ito_tui.tui.messages import OpenLogsAt
 from ito_tui.tui.widgets.eventlog import LogEntry
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 FIELD_WIDTH = 12
 """Width of the field names' column."""
@@ -112,7 +113,7 @@ class EventLineScreen(ModalScreen[None]):
             # Backend words as plain text: Content never reads markup in them.
             yield Static(Content(visible(entry.text)), id="event-line-text")
             yield Static(self._fields(), id="event-line-fields")
-        yield Footer()
+        yield SteadyFooter()
 
     def _fields(self) -> Content:
         entry = self.entry

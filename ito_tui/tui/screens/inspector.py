@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ito_tui.contract import TelemetrySample
 from ito_tui.state.inspect import (
@@ -47,6 +47,7 @@ from ito_tui.tui.inspector_pages import InspectorPages, write_csv
 from ito_tui.tui.messages import OpenLogsAt
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.plot import InspectorPlot
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -132,7 +133,7 @@ class InspectorScreen(Screen[None]):
         self._plot = InspectorPlot(id="inspector-plot")
         yield self._title
         yield self._plot
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._redraw()

@@ -22,13 +22,14 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ito_tui.format import number
 from ito_tui.state.bank import TelemetryBank
 from ito_tui.state.logfilter import compile_search
 from ito_tui.textsafe import one_line
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
 NAME_WIDTH = 44
@@ -130,7 +131,7 @@ class MetricPicker(ModalScreen[str | None]):
             yield SteadyInput(placeholder="filter: text, or /regex/", id="metric-filter")
             yield Static("", id="metric-status", markup=False)
             yield OptionList(id="metric-list")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._filter("")

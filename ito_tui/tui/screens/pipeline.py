@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from ito_tui.alerting.model import FLEET_ALERTS, alert_for
 from ito_tui.state import RunState, RunTracker
@@ -74,6 +74,7 @@ from ito_tui.tui.widgets.run_summary import RunSummaryPanel
 from ito_tui.tui.widgets.silence_banner import SilenceBanner
 from ito_tui.tui.widgets.stage_detail import StageDetail
 from ito_tui.tui.widgets.stages import StageList
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 from ito_tui.tui.widgets.timeline import Timeline, fault_times
@@ -183,7 +184,7 @@ class PipelineScreen(RunActions, RunLending):
                     yield self._logs
                 with TabPane("Nodes", id="tab-nodes"):
                     yield self._fleet
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         if (alerting := self._alerting()) is not None:

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ito_tui.client.errors import ItoError
@@ -26,6 +26,7 @@ from ito_tui.contract import RunSummary
 from ito_tui.format import status_label
 from ito_tui.textsafe import one_line
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
 __all__ = ["NONE_ROW", "RunChoice", "RunPicker", "run_row"]
@@ -105,7 +106,7 @@ class RunPicker(ModalScreen[RunChoice | None]):
             yield SteadyInput(placeholder="filter: id, state, size, booking", id="run-filter")
             yield Static("reading the runs…", id="run-picker-status", markup=False)
             yield OptionList(id="run-list")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._filter("")

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from ito_tui.contract import RunSummary
@@ -31,6 +31,7 @@ from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.session import poll_interval, shell
 from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 from . import runs_table
 from .runs_table import COLUMNS as COLUMNS
@@ -142,7 +143,7 @@ class RunsScreen(RunMarks):
         for column in COLUMNS:
             table.add_column(column, key=column)
         yield table
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._caption()

@@ -15,7 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ito_tui.client.errors import ItoError
 from ito_tui.contract import Run
@@ -23,6 +23,7 @@ from ito_tui.state.specdiff import DiffRow, spec_diff
 from ito_tui.textsafe import one_line
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 __all__ = ["DIFFERS", "SpecDiffScreen"]
 
@@ -77,7 +78,7 @@ class SpecDiffScreen(Screen[None]):
         )
         yield Static(f"reading {self.a_id} and {self.b_id}…", id="spec-diff-caption", markup=False)
         yield DataTable(cursor_type="row", id="spec-diff-table")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._load()

@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Select, Static
+from textual.widgets import Button, Input, Select, Static
 from textual.worker import Worker
 
 from ito_tui.format import count, ends_in
@@ -42,6 +42,7 @@ from ito_tui.tui.widgets.estimate import EstimatePanel
 from ito_tui.tui.widgets.field_row import FieldRow
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.spec_fields import spec_fields
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking, Capabilities, Estimate, TrainingSpec
@@ -128,7 +129,7 @@ class SpecFormScreen(Screen[None]):
                     yield Button("Back", id="spec-back")
             with VerticalScroll(id="spec-estimate"):
                 yield EstimatePanel(id="estimate")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         forward_failure(self, event)

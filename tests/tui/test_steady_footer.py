@@ -1,0 +1,75 @@
+"""`SteadyFooter` rebuilds its keys when what it shows changes, and only then.
+
+Read through public state: the footer's key widgets (a rebuild mounts new ones) and their
+rendered text. The real app's footers (the run screen's "Cancel run" going at the end) are
+followed in test_run_screen_live.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
+from tests.support.waiting import wait_for
+
+
+class Offers(Screen[None]):
+    """A screen whose "Cancel" comes and goes with `cancel_offered`."""
+
+    BINDINGS = [Binding("x", "cancel", "Cancel"), Binding("r", "refresh", "Refresh")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cancel_offered = True
+
+    def compose(self) -> ComposeResult:
+        yield Static("body")
+        yield SteadyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.cancel_offered if action == "cancel" else True
+
+    def action_refresh(self) -> None:
+        """Refresh the bindings with nothing changed, as a cursor move on the runs list does."""
+        self.refresh_bindings()
+
+
+class OffersApp(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(Offers())
+
+
+def keys(app: App[Any]) -> list[Widget]:
+    """The footer's key widgets (Textual's `FooterKey`, selected by its CSS type)."""
+    return list(app.screen.query_one(SteadyFooter).query("FooterKey"))
+
+
+def words(app: App[Any]) -> str:
+    return " ".join(str(key.render()) for key in keys(app))
+
+
+async def test_the_same_bindings_keep_the_keys_and_a_change_shows() -> None:
+    app = OffersApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await wait_for(pilot, lambda: "Cancel" in words(app), what="the footer's keys")
+        await pilot.pause(0.1)
+        before = keys(app)
+        for _ in range(5):
+            await pilot.press("r")
+        await pilot.pause(0.1)
+        assert keys(app) == before  # the same widgets: nothing was rebuilt
+        assert all(key.is_attached for key in before)
+
+        screen = app.screen
+        assert isinstance(screen, Offers)
+        screen.cancel_offered = False
+        screen.refresh_bindings()
+        await wait_for(pilot, lambda: keys(app) != before, what="the footer rebuilt")
+        assert "Refresh" in words(app)
+        assert "Cancel" not in words(app)
