@@ -295,6 +295,10 @@ class BookingsScreen(Screen[None]):
             table.move_cursor(row=ids.index(keep))
         self._show_detail()
         self.refresh_bindings()
+        # Textual 8.2.8's DataTable measures new rows when idle, and a paint before that
+        # (the notice coming with `-empty`) leaves the header at its labels' widths until
+        # the table is painted again: once more after this refresh (test_no_completed_bookings).
+        self.call_after_refresh(table.refresh)
 
     def _current_id(self) -> str | None:
         table: DataTable[Text] = self.query_one(DataTable)
