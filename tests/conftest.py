@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import compileall
 import inspect
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -54,12 +55,56 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark `slow` what drives the real app or a real server: an async test under
     tests/tui/ (a Textual pilot, about a CPU second each), a test using one of
-    `REAL_BACKENDS`, and the `SLOW_TESTS`."""
+    `REAL_BACKENDS`, and the `SLOW_TESTS`. Then, on xdist workers, start the `long`
+    tests first (`long_first`)."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         pilot = item.nodeid.startswith("tests/tui/") and _is_async(item)
         if pilot or fixtures & REAL_BACKENDS or item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers > 1:
+        items[:] = long_first(items, workers)
+
+
+def long_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """`items` ordered so that each of `workers` starts on its share of the `long` tests.
+
+    xdist's worksteal scheduler first hands worker k the next `remaining // (workers - k)`
+    items in collection order, and an idle worker later steals from the end of another's
+    queue. In collection order a 59 s soak test could start in the last minute, and the
+    suite ended with one core idle for ~35 s (measured: ~30 % busy over the last 35 s of
+    a 292 s run). So the long tests are dealt out, longest first, to the share with the
+    fewest long seconds, and each share begins with its long tests. Every worker computes
+    the same order from the same collection, as xdist requires."""
+    long = sorted(
+        (i for i in items if i.get_closest_marker("long")),
+        key=lambda i: -_long_seconds(i),
+    )
+    if not long:
+        return items
+    firsts: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    load = [0.0] * workers
+    for item in long:
+        k = load.index(min(load))
+        firsts[k].append(item)
+        load[k] += _long_seconds(item)
+    chosen = {id(i) for i in long}
+    rest = [i for i in items if id(i) not in chosen]
+    out: list[pytest.Item] = []
+    remaining = len(items)
+    for k in range(workers):
+        share = remaining // (workers - k)
+        take = max(0, share - len(firsts[k]))
+        out += firsts[k] + rest[:take]
+        del rest[:take]
+        remaining -= len(firsts[k]) + take
+    return out + rest
+
+
+def _long_seconds(item: pytest.Item) -> float:
+    mark = item.get_closest_marker("long")
+    return float(mark.kwargs.get("seconds", 10)) if mark is not None else 0.0
 
 
 def _is_async(item: pytest.Item) -> bool:

@@ -10,6 +10,8 @@ import struct
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -59,6 +61,7 @@ def test_a_run_measures_ito_tui_byte_compiled(tmp_path: Path) -> None:
     assert stale == []
 
 
+@pytest.mark.long(seconds=15)
 def test_quick_logs_cli_writes_its_18_16_record(tmp_path: Path) -> None:
     from bench.b_logs_cli import TARGET as LINES_TARGET
 

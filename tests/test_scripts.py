@@ -14,6 +14,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize("script", ["screenshots.py", "screenshots_runs.py"])
+@pytest.mark.long(seconds=21)
 def test_screenshot_script_writes_its_pictures(script: str, tmp_path: Path) -> None:
     res = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / script), "--out", str(tmp_path)],

@@ -87,6 +87,7 @@ class PtyDemo:
         os.close(self.master)
 
 
+@pytest.mark.long(seconds=24)
 def test_sigkilled_demo_leaves_no_simulator_and_no_directory_behind(tmp_path: Path) -> None:
     env = isolated_env(tmp_path, TERM="xterm-256color")
     orphans: list[int] = []

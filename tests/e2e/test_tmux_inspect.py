@@ -52,6 +52,7 @@ def approve_the_rollback(pane: TmuxPane) -> None:
     pane.wait_for(lambda s: "↶" in s and "Decide later" not in s, timeout=60)  # the rewind
 
 
+@pytest.mark.long(seconds=30)
 def test_inspect_the_spike_zoom_onto_the_rollback_and_overlay_the_happy_run(
     tmp_path: Path,
 ) -> None:

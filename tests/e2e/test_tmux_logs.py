@@ -24,6 +24,7 @@ NCCL_ROW = re.compile(r"r\d+ E +nccl +\[rank\d+\]:\[E\d{4}")
 """A Logs row of a rank's NCCL watchdog error (`18:41:05   r3 E nccl  [rank3]:[E1204 …`)."""
 
 
+@pytest.mark.long(seconds=16)
 def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
     tmp_path: Path,
 ) -> None:

@@ -23,6 +23,7 @@ SPEED = "10000"
 seconds (the Nodes tab refreshes every 5 s, and at once on a fleet event), then fails."""
 
 
+@pytest.mark.long(seconds=19)
 def test_the_nodes_tab_shows_the_straggler_coming_the_failure_and_the_spare(
     tmp_path: Path,
 ) -> None:

@@ -59,6 +59,7 @@ def run(argv: list[str], cwd: Path, timeout: float = 240) -> subprocess.Complete
     return out
 
 
+@pytest.mark.long(seconds=29)
 def test_wheel_installs_into_a_clean_venv_with_themes_and_stylesheets(tmp_path: Path) -> None:
     # Build from a copy of the tracked files, so parallel edits and stray files in the
     # checkout do not leak into the wheel.

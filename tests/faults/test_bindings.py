@@ -41,6 +41,7 @@ def test_no_binding_anywhere_is_a_decision() -> None:
         assert binding.id, (owner, binding)
 
 
+@pytest.mark.long(seconds=14)
 async def test_every_key_and_command_on_a_pending_proposal_sends_nothing(
     sim_factory: Any, tmp_path: Path
 ) -> None:

@@ -27,6 +27,7 @@ async def next_pending(client: ItoClient, run_id: str, seen: set[str]) -> Propos
     raise AssertionError("no new proposal")
 
 
+@pytest.mark.long(seconds=14)
 async def test_twenty_races_record_one_decision_each(sim_factory: Any) -> None:
     # A run that crawls (per-run time scale), so it is still training after 20 spikes.
     sim = sim_factory(scenario="happy", speed=2_000.0, approval_speed=1.0, proposal_ttl_s=1e9)

@@ -72,6 +72,7 @@ async def follow(url: str, run_id: str, tracker: RunTracker, seen: list[int], si
                 seen.append(event.seq)
 
 
+@pytest.mark.long(seconds=59)
 async def test_twenty_sigkills_lose_and_repeat_nothing(tmp_path: Path) -> None:
     seed = int(os.environ.get("ITO_SOAK_SEED", random.randrange(1 << 30)))
     print(f"soak seed {seed} (ITO_SOAK_SEED reproduces the kill moments)")

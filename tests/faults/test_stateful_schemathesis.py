@@ -90,6 +90,7 @@ def test_the_document_links_runs_to_events_and_proposals_to_decisions() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long(seconds=38)
 def test_stateful_walk_of_runs_events_and_proposals(tmp_path: Path) -> None:
     # The linked subgraph only: every other operation is covered by tests/sim/test_schemathesis.py.
     schema = schemathesis.openapi.from_dict(openapi_document()).include(

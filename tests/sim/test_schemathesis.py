@@ -48,6 +48,7 @@ def api_schema() -> Any:
 schema = schemathesis.pytest.from_fixture("api_schema")
 
 
+@pytest.mark.long(seconds=14)
 @schema.parametrize()
 @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_simulator_conforms_to_its_openapi_document(case: Any, live_url: str) -> None:

@@ -96,6 +96,7 @@ def test_last_level_compacts_so_memory_stops_growing() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long(seconds=14)
 def test_memory_from_1e3_to_1e7_samples() -> None:
     s = TelemetrySeries("loss")
     fill(s, 0, 1_000)

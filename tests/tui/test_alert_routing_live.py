@@ -62,6 +62,7 @@ async def proposal_event(url: str, run_id: str) -> Any:
     raise AssertionError("no proposal.created")
 
 
+@pytest.mark.long(seconds=13)
 async def test_the_command_hook_gets_each_alert_as_json(
     sim_factory: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -88,6 +89,7 @@ async def test_the_command_hook_gets_each_alert_as_json(
     assert hook.failed == 0 and hook.timed_out == 0
 
 
+@pytest.mark.long(seconds=14)
 async def test_an_alert_goes_out_once_across_a_restart(
     sim_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

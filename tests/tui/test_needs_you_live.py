@@ -118,6 +118,7 @@ async def test_ctrl_n_with_nothing_pending_says_so(sim_factory: Callable[..., An
         assert "Nothing needs you" in screen_text(pilot)
 
 
+@pytest.mark.long(seconds=20)
 async def test_a_proposal_that_expired_unseen_stays_on_the_runs_list(
     sim_factory: Callable[..., Any],
 ) -> None:
