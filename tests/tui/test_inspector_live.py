@@ -45,20 +45,16 @@ async def all_samples(url: str, run_id: str) -> list[TelemetrySample]:
             since = page.next_since_seq
 
 
-async def ended(url: str, run_id: str) -> bool:
-    async with ItoClient(url, token=SecretStr("s3cret")) as client:
-        return (await client.run(run_id)).terminal
-
-
 async def finished_run(sim_factory: Callable[..., Any], scenario: str = "happy") -> tuple[str, str]:
     """A 150M run to SFT, once it ended: every sample and event is there when the inspector
     opens (opened mid-run, its stage and marks depend on how far the sim clock got)."""
     sim = sim_factory(scenario=scenario, speed=SPEED, approval_speed=None)
     run_id = await start_run(sim.url, scenario, model_size="150M", post_training="sft")
     deadline = time.monotonic() + 60
-    while not await ended(sim.url, run_id):
-        assert time.monotonic() < deadline, f"{run_id} ({scenario}) did not end in 60 s"
-        await asyncio.sleep(0.05)
+    async with ItoClient(sim.url, token=SecretStr("s3cret")) as client:
+        while not (await client.run(run_id)).terminal:
+            assert time.monotonic() < deadline, f"{run_id} ({scenario}) did not end in 60 s"
+            await asyncio.sleep(0.05)
     return sim.url, run_id
 
 
