@@ -227,6 +227,25 @@ async def test_invalid_fields_say_why_as_you_type(sim: Any) -> None:
         assert "at most" in form.query_one("#row-budget_usd", FieldRow).error
 
 
+async def test_submit_on_an_unfilled_form_says_which_fields_and_marks_them(
+    sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+G before the form is complete is not a silent no-op: it names what to fix."""
+    app, client = app_for(sim)
+    toasts = record_toasts(app, monkeypatch, severities={"warning"})
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_booking(pilot, "bk_h100_4n_ib")
+        assert isinstance(form, SpecFormScreen)
+        assert "submit" in {b.binding.action for b in form.active_bindings.values()}
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: bool(toasts), what="a notice")
+        assert toasts == ["Not ready to submit: check Data, Budget USD."]
+        assert form.query_one("#row-data_ref", FieldRow).error
+        assert form.query_one("#row-budget_usd", FieldRow).error
+        assert not form.query_one("#row-model_size", FieldRow).error
+        assert app.screen is form and await client.runs() == []
+
+
 async def test_read_only_refuses_submit(sim: Any) -> None:
     app, client = app_for(sim, read_only=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Select, Static
 from textual.worker import Worker
 
+from ito_tui.describe import SPEC_LABELS
 from ito_tui.format import count, ends_in
 from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
@@ -238,12 +239,10 @@ class SpecFormScreen(Screen[None]):
         ready = self.submittable()
         if ready == self._ready:
             return
-        # Only on a change: refreshing bindings recomposes the footer (costly per key).
         self._ready = ready
         button = self.query_one("#spec-submit", Button)
         button.disabled = not ready
         button.display = not shell(self).session.read_only
-        self.refresh_bindings()
 
     # ------------------------------------------------------------ estimate
 
@@ -274,9 +273,9 @@ class SpecFormScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit":
-            if shell(self).session.read_only:
-                return False
-            return True if self.submittable() else None
+            # Offered until the spec is ready too: pressed early, it says what is missing
+            # (`action_submit`) instead of doing nothing; the Submit button shows readiness.
+            return not shell(self).session.read_only
         return True
 
     @on(Button.Pressed, "#spec-submit")
@@ -297,14 +296,28 @@ class SpecFormScreen(Screen[None]):
         if self.submitting:
             return
         if not self.submittable() or self.spec is None or self.estimate is None:
-            self._show_errors(self._client_errors(), all_fields=True)
-            self.notify("Not ready to submit: see the form and the estimate.", severity="warning")
+            errors = self._client_errors()
+            self._show_errors(errors, all_fields=True)
+            self.notify(self._not_ready(errors), severity="warning")
             return
         spec, estimate = self.spec, self.estimate
         self.app.push_screen(
             ConfirmSubmitModal(spec, self.booking, estimate),
             callback=lambda ok: self._confirmed(spec, bool(ok)),
         )
+
+    def _not_ready(self, errors: Mapping[str, str]) -> str:
+        """Why Submit cannot go on yet, in the form's words."""
+        fields = [SPEC_LABELS.get(name, name) for name in FIELDS if name in errors]
+        if fields:
+            return f"Not ready to submit: check {', '.join(fields)}."
+        if self._server:
+            return "Not ready to submit: the backend refused a field (see the form)."
+        if self.estimate is None or self.estimated_spec != self.spec:
+            return "Not ready to submit: the pre-flight estimate is not back yet."
+        if self.estimate.refused:
+            return "Not ready to submit: the pre-flight estimate refuses this spec."
+        return "Not ready to submit: see the form and the estimate."
 
     def _client_errors(self) -> dict[str, str]:
         caps = self.capabilities
