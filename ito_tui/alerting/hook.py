@@ -68,6 +68,9 @@ class _Lane:
     """The newest alert of this kind that arrived while its process ran."""
     folded: int = 0
     """Alerts replaced by a newer one while waiting (the next run's `coalesced`)."""
+    serving: int | None = None
+    """While an alert is being served and not yet counted: how many were folded into it.
+    A task cancelled before its first step never runs its body, so `aclose` counts it."""
 
 
 class CommandHook:
@@ -116,6 +119,7 @@ class CommandHook:
         lane = self._lanes.setdefault(alert.kind, _Lane())
         if lane.task is None:
             loop = asyncio.get_running_loop()
+            lane.serving = 0
             lane.task = loop.create_task(self._serve(lane, alert), name=f"alert-hook-{alert.kind}")
             return
         if lane.waiting is not None:
@@ -149,18 +153,28 @@ class CommandHook:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        for lane in self._lanes.values():
+            lane.task = None  # a task cancelled before its first step never ran `finally`
+            # Cancelled before its process started, while it started (asyncio kills it)
+            # or while it ran (`_run` kills its group): dropped, with what was folded in.
+            if lane.serving is not None:
+                self.dropped += 1 + lane.serving
+                self.coalesced -= lane.serving
+                lane.serving = None
 
     # ------------------------------------------------------------ one kind's lane
 
     async def _serve(self, lane: _Lane, alert: Alert) -> None:
         try:
-            current: tuple[Alert, int] | None = (alert, 0)
-            while current is not None:
-                await self._run(*current)
-                current = None
-                if lane.waiting is not None and not self._closed:
-                    current = (lane.waiting, lane.folded)
-                    lane.waiting, lane.folded = None, 0
+            folded = 0
+            while True:
+                await self._run(alert, folded)  # counted it (no await after the count)
+                lane.serving = None
+                if lane.waiting is None or self._closed:
+                    return
+                alert, folded = lane.waiting, lane.folded
+                lane.waiting, lane.folded = None, 0
+                lane.serving = folded
         finally:
             lane.task = None
 
@@ -200,7 +214,6 @@ class CommandHook:
             return
         except asyncio.CancelledError:
             await _kill_group(process)
-            self.dropped += 1
             raise
         if process.returncode == 0:
             self.delivered += 1

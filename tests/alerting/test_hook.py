@@ -140,6 +140,46 @@ async def test_a_burst_is_bounded_and_every_alert_is_counted(tmp_path: Path) -> 
     assert hook.delivered == len(bodies) < 10
 
 
+def accounted(hook: CommandHook) -> int:
+    """Alerts that ended in one of the hook's counters (each ends in exactly one)."""
+    return hook.delivered + hook.failed + hook.timed_out + hook.coalesced + hook.dropped
+
+
+async def test_alerts_closed_before_their_process_started_are_counted_dropped(
+    tmp_path: Path,
+) -> None:
+    """aclose() right after submit: the lanes' tasks never reached their process (a CI
+    run under load closed one while asyncio was still starting it: 5 of 6 were counted)."""
+    ran = tmp_path / "ran"
+    hook = CommandHook([str(script(tmp_path / "hook", f'touch "{ran}"\n'))])
+    hook.submit(an_alert("proposal", 1))
+    hook.submit(an_alert("slo", 2))
+    await hook.aclose()
+    assert (hook.delivered, hook.dropped, hook.coalesced) == (0, 2, 0)
+    assert accounted(hook) == 2 and not hook.busy and not ran.exists()
+
+
+async def test_alerts_folded_into_a_run_that_is_killed_are_dropped_with_it(
+    tmp_path: Path,
+) -> None:
+    pids, first = tmp_path / "pids", tmp_path / "first"
+    # The first run exits at once; the second (the waiting alert, one folded into it) hangs.
+    body = f'if [ -e "{first}" ]; then echo $$ >> "{pids}"; exec sleep 60; fi\ntouch "{first}"\n'
+    hook = CommandHook([str(script(tmp_path / "hook", body))], timeout_s=60)
+    for seq in range(3):
+        hook.submit(an_alert(seq=seq))  # 1 runs, 2 waits, 3 replaces it (folded: 1)
+    assert hook.coalesced == 1
+    for _ in range(500):
+        if pids.exists():
+            break
+        await asyncio.sleep(0.02)
+    assert pids.exists() and hook.delivered == 1
+    await hook.aclose()
+    assert all(gone(int(p)) for p in pids.read_text().split())
+    assert (hook.delivered, hook.dropped, hook.coalesced) == (1, 2, 0)
+    assert accounted(hook) == 3
+
+
 async def test_aclose_kills_what_runs_and_drops_what_waits(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     sleeper = script(tmp_path / "sleeper", f'echo $$ >> "{pids}"\nexec sleep 60\n')
@@ -154,5 +194,5 @@ async def test_aclose_kills_what_runs_and_drops_what_waits(tmp_path: Path) -> No
     hook.submit(an_alert(seq=9))
     assert all(gone(int(p)) for p in pids.read_text().split())
     assert (hook.delivered, hook.dropped, hook.coalesced) == (0, 6, 0)  # 1 ran, 4 waited, 1 late
-    assert not hook.busy
+    assert accounted(hook) == 6 and not hook.busy
     assert os.environ.get("ITO_TOKEN") is None
