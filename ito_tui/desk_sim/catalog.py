@@ -203,9 +203,10 @@ _SEEDS: tuple[_SeedBooking, ...] = (
         "bk_h100_1n", BookingStatus.completed, "H100-SXM-80GB", 1,
         FabricKind.infiniband, 400.0, -20, 21 * 24, "2.49", "fra1", "10.20.1",
     ),
+    # Began 9 days ago: the demo's previous run (`history.py`, about a week) ran in it.
     _SeedBooking(
         "bk_h100_4n_ib", BookingStatus.completed, "H100-SXM-80GB", 4,
-        FabricKind.infiniband, 400.0, -36, 14 * 24, "2.49", "fra1", "10.20.8",
+        FabricKind.infiniband, 400.0, -9 * 24, 14 * 24, "2.49", "fra1", "10.20.8",
         jump_host="bastion.fra1.desk.example.net",
     ),
     _SeedBooking(

@@ -5,11 +5,18 @@ It runs the same code path as `POST /v1/runs` (the planner's pre-flight, `Engine
 on a booking other than the one the demo's operator picks first, then plays the run to
 its end at once, before the server listens: the runs list shows it completed from the
 first screen. Only on an empty store, so a restarted desk does not add a second.
+
+The run is played on a clock in the past: it starts the estimate's p90 wall time before
+the desk does, and each simulated minute is stamped with its own wall time (never later
+than now). Played on the real clock, its week of events all carried the second the desk
+started: its event log read one time for a 7-day run, and its time-windowed charts were
+one column.
 """
 
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from decimal import Decimal
 
 from ito_tui.contract import PostTraining, SimOptions, TrainingSpec, now_utc
@@ -25,6 +32,8 @@ HISTORY_BOOKING = "bk_h100_4n_ib"
 the booking that ends soonest (`bk_h100_8n_eth`), so this one stays free."""
 HISTORY_SPEED = 1e9
 """Simulated seconds per wall second while the history is played (all of it at once)."""
+STEP_S = 300.0
+"""Simulated seconds per advance while the history is played: its events' wall-time grain."""
 
 
 def history_spec(scenario: str) -> TrainingSpec:
@@ -53,6 +62,7 @@ def seed_history(desk: Desk, scenario: str) -> str | None:
         return None
     operator = next(iter(desk.config.tokens.values()), "operator")
     now = now_utc()
+    started = now - timedelta(hours=estimate.wall_clock_h_p90)
     engine = Engine.create(
         run_id="run_" + secrets.token_hex(6),
         spec=spec,
@@ -64,13 +74,17 @@ def seed_history(desk: Desk, scenario: str) -> str | None:
         speed=HISTORY_SPEED,
         approval_speed=None,
         ttl_s=desk.config.proposal_ttl_s,
-        now=now,
+        now=started,
     )
     run_id = str(engine.run["run_id"])
     desk.commit(engine, operator=operator)
-    for _ in range(1_000):  # a happy run ends in a few dozen advances
+    clock = float(engine.s["clock"])
+    for step in range(1, 1_000_000):  # a happy 8B run ends in about 10,000 simulated minutes
         if engine.done:
             break
-        engine.advance(float(engine.s["clock"]) + 30 * 86400.0, now_utc())
-        desk.commit(engine)
+        clock += STEP_S
+        engine.advance(clock, min(now, started + timedelta(seconds=clock)))
+        if step % 1_000 == 0:
+            desk.commit(engine)  # what it produced so far, in bounded batches
+    desk.commit(engine)
     return run_id

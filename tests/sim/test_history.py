@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
 
+from ito_tui.contract import now_utc
 from ito_tui.desk_sim import create_app
 from ito_tui.desk_sim.history import HISTORY_BOOKING
 from ito_tui.desk_sim.server import config_from_args, parse_args
@@ -30,6 +33,31 @@ def test_an_empty_store_starts_with_one_finished_happy_run(
     assert {"pretrain", "sft", "dpo"} <= stages
     tokens = [s["tokens_seen"] for s in page["items"] if s["stage"] == "pretrain"]
     assert len(tokens) > 50 and tokens == sorted(tokens)
+
+
+def test_the_history_run_happened_in_the_past_inside_its_booking_window(
+    sim_factory: Callable[..., SimHandle],
+) -> None:
+    """Its events carry the wall times of a week-long run that ended before the desk
+    started (played on the real clock, all 800-odd carried the same second)."""
+    before = now_utc()
+    sim = sim_factory(history="happy")
+    (run,) = httpx.get(f"{sim.url}/v1/runs", headers=sim.headers()).json()["items"]
+    booking = httpx.get(f"{sim.url}/v1/bookings/{HISTORY_BOOKING}", headers=sim.headers()).json()
+    events = httpx.get(
+        f"{sim.url}/v1/runs/{run['run_id']}/events", params={"since_seq": 0}, headers=sim.headers()
+    )
+    stamps = [
+        datetime.fromisoformat(json.loads(line.removeprefix("data:"))["ts"])
+        for line in events.text.splitlines()
+        if line.startswith("data:")
+    ]
+    assert len(stamps) > 100 and stamps == sorted(stamps)
+    created, window = (datetime.fromisoformat(t) for t in (run["created_at"], booking["starts_at"]))
+    assert window <= stamps[0] == created
+    assert stamps[-1] <= before + timedelta(seconds=5)
+    assert stamps[-1] - stamps[0] > timedelta(days=5)  # the 8B run took about a week
+    assert len(set(stamps)) > len(stamps) // 4  # stamped as it went, not all at once
 
 
 def test_a_store_with_runs_gets_no_second_history_run(tmp_path: Path) -> None:
