@@ -348,7 +348,8 @@ def test_chart_fills_sparse_gaps() -> None:
         ("96.2%", "96.7%", "96.2–96.7%"),
         ("75 GiB", "76 GiB", "75–76 GiB"),
         ("7.8K", "8.2K", "7.8–8.2K"),
-        ("$234", "$394", "$234–$394"),  # a shared prefix stays on both ends
+        ("$234", "$394", "$234–$394"),  # money: each end whole...
+        ("$7.8K", "$8.2K", "$7.8K–$8.2K"),  # ...its magnitude too (it read `$7.8–$8.2K`)
         ("2.48", "3.05", "2.48–3.05"),
         ("1.0e-03", "2.0e-03", "1.0e-03–2.0e-03"),  # digits are never a unit
         ("12 st", "3.4K st", "12 st–3.4K st"),  # a unit is shared only after two numbers
@@ -361,7 +362,8 @@ def test_a_range_writes_a_shared_unit_once(low: str, high: str, shown: str) -> N
 @pytest.mark.parametrize(
     ("low", "high", "shown", "not_shown"),
     [
-        (5_000, 8_500, "$5.0–$8.5K", "$8,50 "),  # was cut to `$5,000–$8,50`
+        (5_000, 8_500, "$5.0K–$8.5K", "$8,50 "),  # was cut to `$5,000–$8,50`
+        (13_600, 14_200, "$13.6K–14.2K", "–$14"),  # too wide with its second `$`
         (234, 394, "$234–$394", "K"),  # the compact form of both ends
     ],
 )

@@ -288,10 +288,20 @@ def _column_cells(top: int, solid: int, rows: int) -> tuple[str, ...]:
     return tuple(cells)
 
 
+def tight_span(span: str) -> str:
+    """A money range with its second `$` dropped (`$13.6K–14.2K`), for a column too
+    narrow for `$13.6K–$14.2K`; any other range as it is."""
+    low, sep, high = span.partition("–$")
+    return f"{low}–{high}" if sep and low.startswith("$") else span
+
+
 def value_span(low: str, high: str) -> str:
     """`96.2–96.7%`, `75–76 GiB`: a unit both ends share is written once, after the
     range, so a narrow stats column keeps both numbers (it cut `75 GiB–76 GiB` to
-    `75 GiB–76 Gi`)."""
+    `75 GiB–76 Gi`). Money keeps each end whole, `$7.8K–$8.2K` as the run summary writes
+    it (`$7.8–$8.2K` read as 7.8 dollars); `tight_span` drops the second `$`."""
+    if low.startswith("$") and high.startswith("$"):
+        return f"{low}–{high}"
     n = 0
     while n < min(len(low), len(high)) and low[-1 - n] == high[-1 - n]:
         if low[-1 - n].isdigit():

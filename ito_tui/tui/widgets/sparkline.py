@@ -40,6 +40,7 @@ from .chart_text import (
     REF_GLYPH,
     REF_IN_GLYPH,
     chart_rows,
+    tight_span,
     value_span,
 )
 from .chart_text import NAN_GLYPH as NAN_GLYPH
@@ -369,4 +370,6 @@ def _span(view: ChartView, width: int) -> str:
     span = value_span(metric_value(unit, view.vmin), metric_value(unit, view.vmax))
     if len(span) > width:
         span = value_span(metric_compact(unit, view.vmin), metric_compact(unit, view.vmax))
+    if len(span) > width:
+        span = tight_span(span)
     return span
