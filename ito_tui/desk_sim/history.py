@@ -7,10 +7,10 @@ its end at once, before the server listens: the runs list shows it completed fro
 first screen. Only on an empty store, so a restarted desk does not add a second.
 
 The run is played on a clock in the past: it starts the estimate's p90 wall time before
-the desk does, and each simulated minute is stamped with its own wall time (never later
-than now). Played on the real clock, its week of events all carried the second the desk
-started: its event log read one time for a 7-day run, and its time-windowed charts were
-one column.
+the desk does, and each five simulated minutes (`STEP_S`) are stamped with their wall
+time, never later than now. Played on the real clock, its week of events all carried the
+second the desk started: its event log read one time for a 7-day run, and its
+time-windowed charts were one column.
 """
 
 from __future__ import annotations

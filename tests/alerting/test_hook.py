@@ -148,8 +148,9 @@ def accounted(hook: CommandHook) -> int:
 async def test_alerts_closed_before_their_process_started_are_counted_dropped(
     tmp_path: Path,
 ) -> None:
-    """aclose() right after submit: the lanes' tasks never reached their process (a CI
-    run under load closed one while asyncio was still starting it: 5 of 6 were counted)."""
+    """aclose() right after submit: the lanes' tasks never reached their process (a
+    whole-suite run under load closed one while asyncio was still starting it: 5 of 6
+    were counted)."""
     ran = tmp_path / "ran"
     hook = CommandHook([str(script(tmp_path / "hook", f'touch "{ran}"\n'))])
     hook.submit(an_alert("proposal", 1))
