@@ -1,7 +1,11 @@
-"""The screenshot scripts the README names still run and write every picture it shows."""
+"""The screenshot scripts the README names still run, write every picture it shows, and
+what they write reads as the committed `screenshots/` do (they went stale for weeks: the
+confirm modal still said `p50 6.9 d` after the duration format became `6d21h`)."""
 
 from __future__ import annotations
 
+import html
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +13,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>')
+
+
+def picture_rows(svg: str) -> list[str]:
+    """A Rich SVG's text, row by row (its ids and styles change with every export; the
+    scripts' clock is frozen, so the words do not)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, text in TEXT.findall(svg):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(text)))
+    return [
+        "".join(t for _, t in sorted(row)).replace("\xa0", " ") for _, row in sorted(rows.items())
+    ]
+
 
 pytestmark = pytest.mark.slow
 
@@ -32,4 +49,11 @@ def test_screenshot_script_writes_its_pictures(script: str, tmp_path: Path) -> N
     committed = {p.name for p in (ROOT / "screenshots").glob("*.svg")}
     assert set(written) <= committed, "a new picture: commit it to screenshots/"
     for name in written:
-        assert (tmp_path / name).read_text().lstrip().startswith("<svg")
+        svg = (tmp_path / name).read_text()
+        assert svg.lstrip().startswith("<svg")
+        now, kept = picture_rows(svg), picture_rows((ROOT / "screenshots" / name).read_text())
+        stale = [(i, a, b) for i, (a, b) in enumerate(zip(now, kept, strict=False)) if a != b]
+        assert len(now) == len(kept) and not stale, (
+            f"screenshots/{name} is stale (run scripts/{script}); first row that differs: "
+            f"{stale[:1]}"
+        )
