@@ -16,15 +16,19 @@ ROOT = Path(__file__).resolve().parents[1]
 TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>')
 
 
+BLOCKS = re.compile("[\u2580-\u259f]")
+"""Block elements: bars, charts and scrollbars. A scrollbar's thumb is drawn or not as the
+layout happens to settle before the picture, so only the words are compared."""
+
+
 def picture_rows(svg: str) -> list[str]:
-    """A Rich SVG's text, row by row (its ids and styles change with every export; the
-    scripts' clock is frozen, so the words do not)."""
+    """A Rich SVG's words, row by row, its non-empty rows only (its ids and styles change
+    with every export; the scripts' clock is frozen, so the words do not)."""
     rows: dict[float, list[tuple[float, str]]] = {}
     for x, y, text in TEXT.findall(svg):
         rows.setdefault(float(y), []).append((float(x), html.unescape(text)))
-    return [
-        "".join(t for _, t in sorted(row)).replace("\xa0", " ") for _, row in sorted(rows.items())
-    ]
+    words = ("".join(t for _, t in sorted(row)) for _, row in sorted(rows.items()))
+    return [line for w in words if (line := BLOCKS.sub("", w.replace("\xa0", " ")).rstrip())]
 
 
 pytestmark = pytest.mark.slow
