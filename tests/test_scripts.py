@@ -1,5 +1,5 @@
 """The screenshot scripts the README names still run, write every picture it shows, and
-what they write reads as the committed `screenshots/` do (they went stale for weeks: the
+what they write reads as the committed `screenshots/` do (they had gone stale: the
 confirm modal still said `p50 6.9 d` after the duration format became `6d21h`)."""
 
 from __future__ import annotations
