@@ -6,7 +6,6 @@ from __future__ import annotations
 import compileall
 import inspect
 import os
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,14 +39,9 @@ them all; `-m "not slow and not e2e"` is the inner loop without them."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Byte-code is written during the suite, even where `PYTHONDONTWRITEBYTECODE` is set
-    (this machine sets it). Without it every xdist worker rewrote the asserts of
-    all ~540 test and plugin modules at every run (7.8 CPU s of collection per worker;
-    2.5 s with the cache), and every `ito-tui` the tests start compiled the editable
-    install's modules again. The controller (or a run without workers) compiles `ito_tui`
-    once, before any worker or child starts; workers cache their rewritten test modules
-    for the next run."""
-    sys.dont_write_bytecode = False
+    """The controller (or a run without workers) compiles `ito_tui` once, before any worker
+    or child starts, so that no `ito-tui` the tests start compiles the editable install's
+    modules again (`tests/support/bytecode.py` lets byte-code be written)."""
     if not hasattr(config, "workerinput"):
         compileall.compile_dir(str(Path(__file__).parents[1] / "ito_tui"), quiet=1)
 
