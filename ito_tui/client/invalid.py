@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 from ito_tui.contract import UnknownEvent, now_utc
 
@@ -35,8 +35,11 @@ def invalid_event(
     `error` and `field`; None when it has no seq (from its envelope or its `id:`)."""
     envelope: Any = None
     try:
-        envelope = json.loads(message.data)
-    except (ValueError, RecursionError):
+        # pydantic's parser, not the stdlib's: its depth limit is its own, where the
+        # stdlib's C parser recursed on the interpreter's stack to the limit (a garbage
+        # collection's finalizer running there fails, and prints over the TUI).
+        envelope = from_json(message.data)
+    except ValueError:
         envelope = None
     if not isinstance(envelope, dict):
         envelope = {}

@@ -33,6 +33,12 @@ TRUNCATED = cache(lambda: TypeAdapter(LogTruncated))
 
 _LEVELS = {str(level): index for index, level in enumerate(LOG_LEVEL_ORDER)}
 
+MAX_OPENINGS = 200
+"""Brackets and braces a message may hold for the stdlib's parser to read it. That
+parser recurses on the interpreter's stack, one level per nesting, up to its limit,
+and a garbage collection's finalizer that runs down there fails and prints over the
+TUI. A log line is a flat object: more openings than this is not one."""
+
 
 @dataclass(frozen=True)
 class LogQuery:
@@ -120,10 +126,21 @@ def parse_line(message: SSEMessage) -> tuple[LogLine | None, str | None]:
 def _lenient(data: str) -> LogLine | None:
     """The line read by the stdlib's non-strict parser (control characters in strings)."""
     try:
-        body = json.loads(data, strict=False)
-    except (ValueError, RecursionError):
+        body = _stdlib_loads(data)
+    except ValueError:
         return None
     return _validated(body)
+
+
+def _stdlib_loads(text: str) -> Any:
+    """`text` read by the stdlib's non-strict parser, refused (ValueError) past
+    `MAX_OPENINGS`."""
+    if text.count("[") + text.count("{") > MAX_OPENINGS:
+        raise ValueError("nested too deep")
+    try:
+        return json.loads(text, strict=False)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
 
 
 def _validated(body: Any) -> LogLine | None:
@@ -158,8 +175,8 @@ def salvage(data: str) -> LogLine | None:
     head = data[: match.start()].rstrip().rstrip(",")
     rest = data[match.end() :]
     try:
-        fields = json.loads(head + "}", strict=False) if head.strip() != "{" else {}
-    except (ValueError, RecursionError):
+        fields = _stdlib_loads(head + "}") if head.strip() != "{" else {}
+    except ValueError:
         return None
     if not isinstance(fields, dict):
         return None

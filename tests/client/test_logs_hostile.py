@@ -10,13 +10,17 @@ import asyncio
 import json
 import tracemalloc
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from pydantic import SecretStr
 
 from ito_tui.client import ItoClient
+from ito_tui.client.loglines import parse_line
 from ito_tui.client.logstream import MIN_MESSAGE_CAP
+from ito_tui.client.sse import SSEMessage
 from ito_tui.contract import LogLine
+from tests.support.stack import starved_during
 
 from . import logsrv
 from .fakeserver import Conn, FakeServer
@@ -101,6 +105,18 @@ async def test_hostile_bytes_in_a_line_are_yielded_as_characters_never_a_crash(
     first = items[0]
     assert isinstance(first, LogLine) and first.text == shown
     first.text.encode("utf-8")  # printable: no lone surrogate left
+
+
+def test_a_deeply_nested_line_is_refused_off_the_interpreters_stack() -> None:
+    """A raw control character sends a line to the stdlib's parser, which recursed to the
+    stack's limit on this one (where a finalizer a garbage collection runs fails)."""
+    head = json.dumps(logsrv.line_body(1, text="T"))
+    data = head.replace('"T"', '"a\x01b", "x": ' + "[" * 50_000 + "]" * 50_000)
+    parsed: list[Any] = []
+    line_message = SSEMessage("log", data, "1")
+    assert not starved_during(lambda: parsed.append(parse_line(line_message)))
+    line, problem = parsed[0]
+    assert line is None and problem
 
 
 async def test_retry_0_and_a_close_on_every_connect_never_reconnect_faster_than_once_a_second(

@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import json
 import time
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,10 @@ from ito_tui.client import (
     ProtocolError,
     StreamPolicy,
 )
+from ito_tui.client.invalid import invalid_event
+from ito_tui.client.sse import SSEMessage
 from ito_tui.contract import EventBase, Run, UnknownEvent
+from tests.support.stack import starved_during
 
 from . import samples
 from .conftest import TS, envelope, make_client, sse
@@ -414,6 +418,16 @@ async def test_deeply_nested_event_data_is_surfaced_not_fatal(
     assert seqs(events) == [1, 2, 3]
     assert isinstance(events[1], UnknownEvent) and events[1].type.startswith("invalid:")
     assert len(events[1].data["raw"]) <= 4096
+
+
+def test_a_deeply_nested_message_is_read_off_the_interpreters_stack() -> None:
+    """The stdlib's parser recursed to the stack's limit on this message, and a finalizer
+    that a garbage collection ran down there failed ("Exception ignored", over the TUI)."""
+    deep = '{"seq": 2, "type": "x", "data": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    events: list[Any] = []
+    message = SSEMessage("message", deep, "2")
+    assert not starved_during(lambda: events.append(invalid_event(message, "run_1", "e", None)))
+    assert events[0] is not None and events[0].seq == 2 and events[0].type == "invalid:message"
 
 
 async def test_stream_honours_retry_after_up_to_the_reconnect_cap(
