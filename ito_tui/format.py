@@ -19,7 +19,7 @@ form an operator reads fastest:
 - Percent: `percent` — `37%` (`37.5%` where a digit matters, e.g. MFU).
 - Times of day: `when` — `14:03:12 UTC` for today, `Nov 30 14:03 UTC` for an older
   day, `2025-11-30 14:03 UTC` for another year: a decision time in a pane left open
-  for days carries its date.
+  for days carries its date; so do a list's lines, aligned (`stamps`).
 - Stage names: `stage_label` — `data prep`, `mid-train`, `long-context`, `SFT`, `DPO`,
   `RLVR`, in the TUI, the CLI, the estimate pane and the palette alike; states:
   `status_label` (`gate eval`, `awaiting approval`, `FAILED` for a stage).
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Protocol
@@ -70,9 +71,8 @@ def nonfinite(value: object) -> str | None:
 
 
 def to_float(value: Number) -> float:
-    """`value` as a float for a chart: non-finite stays non-finite; an int or Decimal beyond
-    float range becomes the largest float of its sign (finite, drawn at the edge), never an
-    OverflowError and never a false infinity."""
+    """`value` as a float for a chart: non-finite stays non-finite; an int or Decimal beyond float
+    range is the largest float of its sign (finite, at the edge): no OverflowError, no false ∞."""
     if isinstance(value, float):
         return value
     if isinstance(value, Decimal) and not value.is_finite():
@@ -106,9 +106,8 @@ def special(value: Number, limit: float = BIG) -> str | None:
 
 
 def special_duration(value: Number, unit_s: float = 1.0) -> str | None:
-    """The text of a duration (in units of `unit_s` seconds) that a duration layout cannot
-    show: a non-finite mark, `>999d` from 1000 days on (`<−999d` below minus that);
-    None when it is ordinary."""
+    """The text of a duration (in units of `unit_s` seconds) a duration layout cannot show: a
+    non-finite mark, `>999d` from 1000 days on (`<−999d` below minus that); None if ordinary."""
     mark = nonfinite(value)
     if mark is not None:
         return mark
@@ -293,18 +292,27 @@ def _utc(moment: datetime) -> datetime:
 
 
 def when(at: datetime | None, now: datetime, *, seconds: bool = True) -> str:
-    """A moment in UTC: `14:03:12 UTC` on `now`'s day, `Nov 30 14:03 UTC` on another day
-    of its year, `2025-11-30 14:03 UTC` in another year; `—` when unknown. Month names are
-    English whatever the locale. `seconds=False` for a forecast (`14:03 UTC`), whose
-    seconds would be false precision."""
+    """A moment in UTC: `14:03:12 UTC` on `now`'s day, `Nov 30 14:03 UTC` on another day of its
+    year, `2025-11-30 14:03 UTC` in another year; `—` when unknown. Month names are English
+    whatever the locale. `seconds=False` for a forecast (`14:03 UTC`): no false precision."""
     if at is None:
         return MISSING
     t, today = _utc(at), _utc(now)
     if t.date() == today.date():
         return f"{t:%H:%M:%S} UTC" if seconds else f"{t:%H:%M} UTC"
-    if t.year == today.year:
-        return f"{_MONTHS[t.month - 1]} {t.day} {t:%H:%M} UTC"
-    return f"{t:%Y-%m-%d %H:%M} UTC"
+    day = f"{_MONTHS[t.month - 1]} {t.day}" if t.year == today.year else f"{t:%Y-%m-%d}"
+    return f"{day} {t:%H:%M} UTC"
+
+
+def stamps(moments: Sequence[datetime], now: datetime) -> list[str]:
+    """A list's line times, UTC to the second, aligned: `14:03:12` when all are on `now`'s day,
+    else each with its day (`Dec 02 14:03:12`; `2025-12-02 14:03:12` if one is another year)."""
+    ts, today = [_utc(m) for m in moments], _utc(now)
+    if all(t.date() == today.date() for t in ts):
+        return [f"{t:%H:%M:%S}" for t in ts]
+    if all(t.year == today.year for t in ts):
+        return [f"{_MONTHS[t.month - 1]} {t:%d %H:%M:%S}" for t in ts]
+    return [f"{t:%Y-%m-%d %H:%M:%S}" for t in ts]
 
 
 STAGE_LABELS: dict[str, str] = {
@@ -333,8 +341,7 @@ STATUS_WORDS: dict[str, str] = {
     "failed": "FAILED",
     "awaiting_approval": "awaiting approval",
 }
-"""States not written as their API name with spaces (a failure in capitals, to stand out
-without colour)."""
+"""States not written as their API name with spaces (a failure in capitals stands out)."""
 
 
 def status_label(status: object) -> str:

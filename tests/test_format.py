@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
@@ -21,6 +21,7 @@ from ito_tui.format import (
     special,
     special_duration,
     special_percent,
+    stamps,
     to_float,
     when,
 )
@@ -139,3 +140,23 @@ def test_a_forecast_time_today_drops_the_seconds() -> None:
     assert when(at, now, seconds=False) == "21:14 UTC"
     assert when(at, now) == "21:14:24 UTC"
     assert when(at.replace(day=2), now, seconds=False) == "Dec 2 21:14 UTC"
+
+
+def test_a_lists_times_carry_their_day_when_one_is_not_today_and_stay_aligned() -> None:
+    now = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+    today = [
+        datetime(2026, 12, 3, 0, 0, 5, tzinfo=UTC),
+        datetime(2026, 12, 3, 23, 59, 59, tzinfo=UTC),
+    ]
+    assert stamps(today, now) == ["00:00:05", "23:59:59"]
+    # Yesterday's line next to today's: both dated, in one width (a zero-padded day).
+    yesterday = datetime(2026, 12, 2, 23, 59, 59, tzinfo=UTC)
+    assert stamps([yesterday, *today], now) == [
+        "Dec 02 23:59:59",
+        "Dec 03 00:00:05",
+        "Dec 03 23:59:59",
+    ]
+    # Another year: every line by its full date; another zone is written in UTC.
+    last_year = datetime(2025, 12, 31, 10, 0, tzinfo=timezone(timedelta(hours=-5)))
+    assert stamps([last_year, today[0]], now) == ["2025-12-31 15:00:00", "2026-12-03 00:00:05"]
+    assert stamps([], now) == []

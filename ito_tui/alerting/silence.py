@@ -84,7 +84,7 @@ class SilenceClock:
     def observe(self, event: EventBase, now: float, *, state: str, stage: str | None) -> bool:
         """Take `event` (arrived at local time `now`); True when it shows a new silent spell
         (`state`/`stage`: the run's after the event)."""
-        clock = (event.sim_ts or event.ts).timestamp()
+        clock = event.at.timestamp()
         self._measure_rate(event)
         if self._latest is None or clock >= self._latest:
             self._latest, self._latest_at = clock, now

@@ -132,7 +132,7 @@ class LogPrinter:
     def _human_all(self, lines: Iterable[LogLine]) -> list[str]:
         parts: list[str] = []
         for line in lines:
-            at = line.ts
+            at = line.at  # the run's clock, as the TUI's Logs tab stamps it
             if at is not self._last_at and at != self._last_at:
                 self._last_at = at
                 day = at.date()

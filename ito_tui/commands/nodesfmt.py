@@ -112,7 +112,7 @@ def render_fleet(out: Output, run_id: str, fleet: Fleet) -> None:
     from ito_tui.state.fleet import fleet_view
 
     view = fleet_view(fleet)
-    at = fleet.ts.astimezone(UTC)
+    at = fleet.at.astimezone(UTC)
     out.line(
         out.style(f"fleet of {safe(run_id)} at {at:%Y-%m-%d %H:%M:%S} UTC", "bold")
         + f" · {view.summary} · fleet step p50 {view.fleet_p50}"

@@ -111,7 +111,7 @@ class WatchPrinter:
         styles = ("green",) if event.type in _GOOD else _STYLE.get(severity_of(event), ())
         label = self.out.style(f"{safe(event.type):<24}", *styles)
         text = telemetry_text(event) if event.type == "telemetry" else describe(event)
-        at = event.ts.astimezone(UTC)
+        at = event.at.astimezone(UTC)  # the run's clock, as the TUI shows it
         if at.date() != self._day:
             self._day = at.date()
             self.out.line(self.out.style(f"── {at:%Y-%m-%d} (UTC) ──", "dim"))

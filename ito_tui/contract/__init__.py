@@ -16,7 +16,17 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from .common import API_VERSION, JsonObject, Money, Page, Request, Resource, Timestamp, now_utc
+from .common import (
+    API_VERSION,
+    JsonObject,
+    Money,
+    OnRunClock,
+    Page,
+    Request,
+    Resource,
+    Timestamp,
+    now_utc,
+)
 from .errors import ERROR_STATUS, PROBLEM_CONTENT_TYPE, FieldError, Problem
 
 if TYPE_CHECKING:
@@ -255,6 +265,7 @@ __all__ = [
     "Node",
     "NodeChanged",
     "NodeState",
+    "OnRunClock",
     "Page",
     "Plan",
     "PlanSelected",

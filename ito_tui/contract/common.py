@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -128,6 +128,23 @@ Timestamp = Annotated[
     ),
 ]
 """RFC 3339 UTC timestamp, serialised with a `Z` suffix and millisecond precision."""
+
+
+class OnRunClock:
+    """A mixin for what the backend stamps with `ts` and, in a demo, `sim_ts` (an event, a
+    log line, a fleet snapshot): `at` is when it happened on the run's clock. Every screen
+    and command that shows when something happened shows `at`, so that a demo's run reads
+    one clock everywhere; `ts` stays the wire's field (`--json` prints both as sent)."""
+
+    if TYPE_CHECKING:  # the models declare the fields (pydantic would collect them here)
+        ts: datetime
+        sim_ts: datetime | None
+
+    @property
+    def at(self) -> datetime:
+        """`sim_ts` where the backend sends it (a demo's simulated clock), else `ts`."""
+        return self.sim_ts or self.ts
+
 
 NONFINITE_STRINGS = ("NaN", "Infinity", "-Infinity")
 """How a non-finite number is written on the wire as a string (API.md v1.1)."""

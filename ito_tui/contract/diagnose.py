@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from .common import Frac, Measure, Resource, Timestamp
+from .common import Frac, Measure, OnRunClock, Resource, Timestamp
 
 
 class LogLevel(StrEnum):
@@ -35,7 +35,7 @@ class LogSource(StrEnum):
     system = "system"
 
 
-class LogLine(Resource):
+class LogLine(Resource, OnRunClock):
     """One line of a run's job log (`event: log` on `GET /v1/runs/{id}/logs`)."""
 
     seq: int
@@ -121,7 +121,7 @@ class FleetNode(Resource):
     gpus: list[GpuCounters] = []
 
 
-class Fleet(Resource):
+class Fleet(Resource, OnRunClock):
     """`GET /v1/runs/{id}/fleet`: the torchft lighthouse's view joined with per-node GPU
     counters and per-rank step timing."""
 

@@ -21,7 +21,7 @@ from pydantic import (
     ValidationError,
 )
 
-from .common import JsonObject, Timestamp
+from .common import JsonObject, OnRunClock, Timestamp
 from .enums import StageName
 from .payloads import (
     BudgetWarning,
@@ -101,7 +101,7 @@ __all__ = [
 # ---------------------------------------------------------------- envelopes
 
 
-class EventBase(BaseModel):
+class EventBase(BaseModel, OnRunClock):
     """The SSE envelope. `seq` is per-run, strictly increasing, and the SSE `id`."""
 
     model_config = ConfigDict(

@@ -43,7 +43,8 @@ class LogEntry(NamedTuple):
     """One event-log line."""
 
     seq: int
-    ts: datetime
+    at: datetime
+    """When it happened on the run's clock (`EventBase.at`: `sim_ts` in a demo, else `ts`)."""
     type: str
     kind: str
     severity: str
@@ -302,7 +303,7 @@ class EventLog:
         kind = "other" if isinstance(event, UnknownEvent) else type(event).kind
         entry = LogEntry(
             event.seq,
-            event.ts,
+            event.at,
             one_line(event.type, 64),
             kind,
             severity_of(event),

@@ -61,7 +61,7 @@ class NodeIncident(NamedTuple):
 
 
 def _when(ev: Any) -> datetime:
-    when: datetime = ev.sim_ts or ev.ts
+    when: datetime = ev.at
     return when
 
 

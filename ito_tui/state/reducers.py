@@ -71,7 +71,7 @@ def _update_stage(stages: tuple[Stage, ...], name: str, **update: Any) -> tuple[
 def _when(ev: Any) -> datetime:
     """When an event happened on the run's clock: `sim_ts` if given (a snapshot's stage
     times are simulated time too), else `ts`."""
-    when: datetime = ev.sim_ts or ev.ts
+    when: datetime = ev.at
     return when
 
 

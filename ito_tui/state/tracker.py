@@ -116,7 +116,7 @@ class RunTracker:
             return NOTHING
         after = before.apply(event)
         self.state = after
-        moment = event.sim_ts or event.ts
+        moment = event.at
         if self.clock is None or moment > self.clock:
             self.clock = moment
         self._logged = event.seq

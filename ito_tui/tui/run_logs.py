@@ -79,11 +79,6 @@ class LogSink(Protocol):
         """The stream's connection changed (live, reconnecting …)."""
 
 
-def when_of(line: LogLine) -> datetime:
-    """A line's time on the run's clock (`sim_ts` where the backend gives it)."""
-    return line.sim_ts or line.ts
-
-
 class LogFollower:
     """The Logs tab's network side: one run, one filter, one buffer at a time."""
 
@@ -175,7 +170,7 @@ class LogFollower:
         """The seq of the first line at or after `when` (None: every line is older),
         looking below seq `below` (the buffer's first line) when given."""
         newest = await self.before(below)
-        if newest is None or when_of(newest) < when:
+        if newest is None or newest.at < when:
             return below
         lo, hi = 0, newest.seq  # lines <= lo are older than `when`; hi is at/after it
         for _ in range(MAX_BISECT):
@@ -185,7 +180,7 @@ class LogFollower:
             line = await self.before(mid + 1)
             if line is None or line.seq <= lo:
                 lo = mid  # no line in (lo, mid]
-            elif when_of(line) < when:
+            elif line.at < when:
                 lo = mid  # the last line up to mid is older: so are the ones before it
             else:
                 hi = line.seq

@@ -7,6 +7,7 @@ import json
 import re
 import signal
 import subprocess
+from datetime import UTC, datetime
 
 import pytest
 
@@ -27,6 +28,16 @@ def json_lines(out: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.splitlines()]
 
 
+def rows(out: str) -> list[str]:
+    """The text form's lines without the lines naming a day (`── 2026-12-10 (UTC) ──`)."""
+    return [text for text in out.splitlines() if not text.startswith("── ")]
+
+
+def when(line: dict[str, object]) -> datetime:
+    """A line's time on the run's clock, as the text form prints it."""
+    return datetime.fromisoformat(str(line["sim_ts"] or line["ts"]))
+
+
 def test_the_last_lines_oldest_first_as_text_and_json(cli, backend) -> None:
     run_id = submit(cli)
     assert ended(cli, run_id) == 0
@@ -41,11 +52,22 @@ def test_the_last_lines_oldest_first_as_text_and_json(cli, backend) -> None:
     assert last.code == 0 and json_lines(last.out) == lines[-5:]
     human = cli("logs", run_id, "--tail", "5")
     assert human.code == 0 and human.err == ""
-    shown = human.out.splitlines()
+    # Stamped on the run's clock (`sim_ts`, days ahead here), under a line naming each day
+    # that is not today's.
+    shown: list[str] = []
+    for text in human.out.splitlines():
+        if text.startswith("── "):
+            day = datetime.strptime(text, "── %Y-%m-%d (UTC) ──").date()
+            assert day != datetime.now(UTC).date(), text
+            days = {when(line).date() for line in lines[-5:][len(shown) :][:1]}
+            assert days == {day}, (text, days)
+        else:
+            shown.append(text)
     assert len(shown) == 5
     for text, line in zip(shown, lines[-5:], strict=True):
         m = LINE.match(text)
         assert m is not None, text
+        assert text.startswith(f"{when(line):%H:%M:%S}."), (text, line)
         assert m.group(2) == line["level"] and m.group(3) == line["source"]
         assert m.group(4) == line["text"]
     # Without --tail: the last 200, as the stream's replay.
@@ -76,7 +98,7 @@ def test_filters_reach_the_backend(cli, backend) -> None:
 
     nccl = cli("logs", run_id, "--tail", "100000", "--source", "nccl", "--grep", "WATCHDOG")
     assert nccl.code == 0
-    texts = [LINE.match(t).group(4) for t in nccl.out.splitlines()]  # type: ignore[union-attr]
+    texts = [LINE.match(t).group(4) for t in rows(nccl.out)]  # type: ignore[union-attr]
     want = [
         x["text"] for x in every if x["source"] == "nccl" and "watchdog" in str(x["text"]).lower()
     ]
@@ -113,7 +135,7 @@ def test_follow_of_a_completed_run_exits_0(cli, backend) -> None:
     assert ended(cli, run_id) == 0
     r = cli("logs", run_id, "--follow", "--tail", "10")
     assert r.code == 0, r.err
-    assert len(r.out.splitlines()) == 10
+    assert len(rows(r.out)) == 10
     assert "connection lost" not in r.err  # the close at the run's end is not a drop
 
 

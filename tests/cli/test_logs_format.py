@@ -129,6 +129,19 @@ def test_a_line_of_another_day_comes_after_that_days_date() -> None:
     assert len(out) == 4
 
 
+def test_a_line_is_stamped_on_the_runs_clock() -> None:
+    """A demo's line carries `sim_ts`: the text form prints it (and its day), as the TUI's
+    Logs tab does; `--json` keeps `ts` and `sim_ts` as sent."""
+    sim = T0 + timedelta(days=3, hours=2, milliseconds=5)
+    p = printer(as_json=False)
+    assert p.text([line(sim_ts=sim)]).splitlines() == [
+        "── 2026-12-04 (UTC) ──",
+        "16:02:03.517 -     info     trainer    step: 120  loss:  3.2154",
+    ]
+    raw = json.loads(printer(as_json=True).text([line(sim_ts=sim)]))
+    assert (raw["ts"], raw["sim_ts"]) == ("2026-12-01T14:02:03.512Z", "2026-12-04T16:02:03.517Z")
+
+
 def test_levels_are_coloured_only_when_colour_is_on() -> None:
     plain = printer(as_json=False).text([line(level="error")])
     coloured = printer(as_json=False, color=True).text([line(level="error")])

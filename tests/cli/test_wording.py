@@ -149,3 +149,25 @@ def test_watch_dates_a_line_of_another_day() -> None:
         f"── {today:%Y-%m-%d} (UTC) ──",
         f"00:00:05      3 {'stage.completed':<24} mid-train completed",
     ]
+
+
+def test_watch_stamps_a_line_on_the_runs_clock() -> None:
+    """A demo's event carries `sim_ts`: `watch` prints that time (and its day), as the TUI's
+    Events list does, not the backend's wall clock (`--json` keeps both as sent)."""
+    from datetime import timedelta
+
+    from ito_tui.commands.watchfmt import WatchPrinter
+    from ito_tui.contract import parse_event
+
+    today = datetime(2026, 12, 1, 10, 0, 5, tzinfo=UTC)
+    sim = today + timedelta(days=2, hours=5)
+    out = io.StringIO()
+    printer = WatchPrinter(
+        Output(out, io.StringIO(), environ={}), as_json=False, today=today.date()
+    )
+    body = {"seq": 1, "run_id": "run_1", "type": "stage.completed", "ts": today.isoformat()}
+    printer.event(parse_event({**body, "sim_ts": sim.isoformat(), "data": {"stage": "sft"}}))
+    assert out.getvalue().splitlines() == [
+        f"── {sim:%Y-%m-%d} (UTC) ──",
+        f"15:00:05      1 {'stage.completed':<24} SFT completed",
+    ]

@@ -174,10 +174,31 @@ async def test_event_log_lines_say_when_they_happened(
         assert len(entries) >= 3
         for line, entry in zip(lines, entries[-len(lines) :], strict=True):
             # The time in UTC (the caption says so), then the seq where there is room.
-            assert line.startswith(f"{entry.ts.astimezone(UTC):%H:%M:%S} ")
+            assert line.startswith(f"{entry.at.astimezone(UTC):%H:%M:%S} ")
             assert (line[9:16] == f"{entry.seq:>6} ") is with_seq
         caption = str(screen.query_one("#log-caption", Static).content)
         assert caption.startswith("times UTC · filter: all")
+
+
+async def test_event_log_lines_are_on_the_runs_clock_and_dated_off_today() -> None:
+    """A demo's events carry `sim_ts`, here two days after `ts`: the list stamps each line
+    with it, as the Logs tab and a line's detail do, and with its day (not today's)."""
+    ahead = timedelta(days=2, hours=3)
+    script = pretrain_script(up_to_step=40).events
+    events = [e.model_copy(update={"sim_ts": e.ts + ahead}) for e in script]
+    app = snapshot_app(FakeRunClient(script=events), now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        lines = str(screen.query_one(EventLogView).render()).splitlines()
+        entries = screen.tracker.log.filter(kind=None, query=None)
+        assert len(entries) >= 3
+        for line, entry in zip(lines, entries[-len(lines) :], strict=True):
+            assert entry.event is not None and entry.at == entry.event.ts + ahead
+            assert line.startswith(f"{entry.at.astimezone(UTC):%b %d %H:%M:%S} "), line
 
 
 @asynccontextmanager

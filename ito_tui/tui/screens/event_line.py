@@ -12,7 +12,6 @@ run's job log at the event's time (the lines around a fault or a gate result).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -37,7 +36,7 @@ MAX_FIELDS = 200
 
 def line_of(entry: LogEntry) -> str:
     """The whole log line as one string, as it is copied: time, seq, type and text."""
-    stamp = f"{entry.ts:%Y-%m-%d %H:%M:%S} UTC"
+    stamp = f"{entry.at:%Y-%m-%d %H:%M:%S} UTC"
     return f"{stamp}  {entry.seq}  {visible(entry.type)}  {visible(entry.text)}"
 
 
@@ -118,7 +117,7 @@ class EventLineScreen(ModalScreen[None]):
     def _fields(self) -> Content:
         entry = self.entry
         rows = [
-            ("time", f"{entry.ts:%Y-%m-%d %H:%M:%S} UTC"),
+            ("time", f"{entry.at:%Y-%m-%d %H:%M:%S} UTC"),
             ("seq", str(entry.seq)),
             ("type", entry.type),
             ("kind", str(getattr(entry, "kind", "")) or "—"),
@@ -143,14 +142,6 @@ class EventLineScreen(ModalScreen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
-    @property
-    def when(self) -> datetime:
-        """The event's time on the run's clock (`sim_ts` where the backend gives it), as
-        the job log's lines are stamped."""
-        event = getattr(self.entry, "event", None)
-        sim_ts: datetime | None = getattr(event, "sim_ts", None)
-        return sim_ts or self.entry.ts
-
     def action_logs(self) -> None:
         # The run screen under this view handles OpenLogsAt (it is not this modal's
         # parent, so the message goes to it, not up from here).
@@ -159,4 +150,4 @@ class EventLineScreen(ModalScreen[None]):
         label = f"event {integer(self.entry.seq)} {one_line(self.entry.type, 40)}"
         self.dismiss(None)
         if below is not None:
-            below.post_message(OpenLogsAt(self.when, label))
+            below.post_message(OpenLogsAt(self.entry.at, label))

@@ -252,7 +252,7 @@ class PipelineScreen(RunActions, RunLending):
             return  # history (from before the snapshot) or a duplicate: no alert, no modal
         self._fleet.observe(event)  # a fleet event: the Nodes tab refreshes sooner
         # Stage times are on the backend's (simulated, in a demo) clock: compare like with like.
-        self._last_event_ts = event.sim_ts or event.ts
+        self._last_event_ts = event.at
         after = self.run_state
         if self._lent and (alerting := self._alerting()) is not None:
             alerting.observe(self.run_id, event, after)
@@ -382,6 +382,7 @@ class PipelineScreen(RunActions, RunLending):
     def _paint_log(self) -> None:
         log = self._log
         entries = self.tracker.log.filter(kind=log.kind, query=log.search or None)
+        log.now = shell(self).session.clock()
         log.entries = tuple(self.proposals.mark_unseen(entries))
 
     def _paint_timeline(self) -> None:

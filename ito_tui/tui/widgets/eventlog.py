@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ito_tui.format import stamps
 from ito_tui.textsafe import one_line
 
 FILTERS: tuple[str | None, ...] = (None, "gates", "faults", "checkpoints", "proposals", "budget")
@@ -37,7 +38,7 @@ class LogEntry(Protocol):
     def seq(self) -> int: ...
 
     @property
-    def ts(self) -> datetime: ...
+    def at(self) -> datetime: ...
 
     @property
     def type(self) -> str: ...
@@ -130,6 +131,9 @@ class EventLogView(Widget, can_focus=True):
     """Pages scrolled back from the newest entry (0 follows the tail)."""
     cursor: reactive[int] = reactive(0)
     """The selected line, in rows up from the newest line shown (0: the newest)."""
+    now: datetime | None = None
+    """The session's clock as of `entries` (set before them): lines of another day than
+    its carry their date. None: the newest line's day."""
 
     @dataclass
     class LineOpened(Message):
@@ -203,12 +207,14 @@ class EventLogView(Widget, can_focus=True):
         }
         width = max(20, self.size.width - 2)
         out = Text(no_wrap=True, overflow="ellipsis")
+        times = stamps([entry.at for entry in shown], self.now or shown[-1].at)
         for i, entry in enumerate(shown):
             if i:
                 out.append("\n")
-            # When it happened (UTC, as the caption says and `ito-tui watch` prints it);
-            # the seq, which ties a line to the API and `watch`, where there is room.
-            prefix = f"{entry.ts:%H:%M:%S} "
+            # When it happened (UTC, as the caption says; the run's clock, as `ito-tui
+            # watch` prints it); the seq, which ties a line to the API and `watch`, where
+            # there is room.
+            prefix = f"{times[i]} "
             if width >= SEQ_FROM:
                 prefix += f"{entry.seq:>6} "
             out.append(prefix, style=seq_style)

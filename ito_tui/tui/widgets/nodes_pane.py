@@ -244,7 +244,7 @@ class NodesPane(Widget, can_focus=True):
         parts = [self.view.summary if self.view is not None else "no nodes yet"]
         parts.append(f"{SORT_WORDS.get(self.sort, self.sort)} (s sorts)")
         if fleet is not None:
-            at = fleet.sim_ts or fleet.ts
+            at = fleet.at
             parts.append(f"as of {at:%H:%M:%S} UTC")
         if self._error:
             parts.append(self._error)

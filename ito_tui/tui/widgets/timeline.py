@@ -66,7 +66,7 @@ def fault_times(state: Any, log: Iterable[Any] = ()) -> dict[str, datetime]:
         if entry.type == "fault.detected" and event is not None:
             fault_id = getattr(event.data, "fault_id", None)
             if fault_id:
-                times.setdefault(fault_id, event.sim_ts or event.ts)
+                times.setdefault(fault_id, event.at)
     for incident in getattr(state, "node_events", ()):
         fault_id = getattr(incident, "fault_id", None)
         if fault_id:
