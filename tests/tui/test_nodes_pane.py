@@ -3,6 +3,7 @@ support fake's run and fleet (`nodes_fakes`), keys only, read through the pane's
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -75,6 +76,18 @@ async def test_a_straggler_shows_first_with_glyph_and_word_and_s_cycles_the_sort
         assert rows(table)[0].startswith("▲ straggler")
         await pilot.press("s")
         assert pane.sort == "worst"
+
+
+async def test_the_status_says_when_on_the_runs_clock_with_its_day() -> None:
+    """A demo's fleet carries `sim_ts`: the status line is on that clock, as the Events
+    list and the Logs tab are, and names its day when it is not today's."""
+    ahead = fleet(straggler=2).model_copy(update={"sim_ts": NOW + timedelta(days=2, hours=1)})
+    app = snapshot_app(client_for(ahead), now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 30)) as pilot:
+        _, pane, _ = await open_nodes(pilot)
+        await wait_for(pilot, lambda: pane.fleet is not None, what="the fleet")
+        status = str(pane.query_one("#fleet-status").render())
+        assert status.endswith("as of Dec 2 00:00 UTC"), status
 
 
 async def test_during_a_failure_the_failed_node_is_first_and_the_quorum_says_below() -> None:

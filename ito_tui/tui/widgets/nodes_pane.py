@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ito_tui.client.policy import fleet_refresh_s
-from ito_tui.format import duration
+from ito_tui.format import duration, when
 from ito_tui.state.fleet import SORTS, fleet_view
 from ito_tui.textsafe import one_line, visible
 from ito_tui.tui.run_fleet import CAPABILITY, FleetRefresh
@@ -243,9 +243,8 @@ class NodesPane(Widget, can_focus=True):
         fleet = self.fleet
         parts = [self.view.summary if self.view is not None else "no nodes yet"]
         parts.append(f"{SORT_WORDS.get(self.sort, self.sort)} (s sorts)")
-        if fleet is not None:
-            at = fleet.at
-            parts.append(f"as of {at:%H:%M:%S} UTC")
+        if fleet is not None:  # on the run's clock; a day that is not today's is named
+            parts.append(f"as of {when(fleet.at, shell(self).session.clock())}")
         if self._error:
             parts.append(self._error)
         self._status_box.set_class(bool(self._error), "-failed")
