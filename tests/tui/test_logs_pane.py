@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from ito_tui.contract import LogLine
+from ito_tui.format import when
 from ito_tui.state.logbuffer import ShownLine
 from ito_tui.tui import ItoApp
 from ito_tui.tui.run_logs import MAX_LINES, PAGE, TAIL
@@ -87,6 +88,29 @@ async def test_follow_pauses_on_scroll_up_says_so_and_resumes_on_end() -> None:
         assert len(client.streams()) == 1 and client.open_logs == 1
         assert pane.buffer.line(view.bottom_index).seq == last + 5
         assert "late line 5" in shown_texts(pane)[view.bottom_index - view.top_index]
+
+
+async def test_the_caption_names_the_day_of_the_top_row_when_it_is_not_today() -> None:
+    """A row says only its time of day: a pane left open for days, or a demo's clock days
+    ahead (`sim_ts`), says from which day the rows are, and follows a scroll."""
+    ahead = NOW + timedelta(days=2, hours=1)  # Dec 2 00:00 against the app's Nov 29
+    lines = [log_line(i, NOW, f"line {i}", sim_ts=(ahead + timedelta(minutes=i)).isoformat())
+             for i in range(1, 301)]  # fmt: skip
+    client = FakeLogsClient(script=pretrain_script().events, log_lines=lines)
+    async with logs_app(client).run_test(size=(120, 40)) as pilot:
+        pane = await open_logs(pilot)
+        view = pane.view
+        top = pane.buffer.line(view.top_index).at
+        assert caption(pilot).startswith(f"following · from {when(top, NOW)} · "), caption(pilot)
+        await pilot.press("home")
+        await wait_for(pilot, lambda: view.top_index == 0, what="the oldest line")
+        assert caption(pilot).startswith("paused — End to follow, 0 new · from Dec 2 00:01 UTC")
+    # Today's rows: no day.
+    today = [log_line(i, NOW - timedelta(minutes=9 - i), f"line {i}") for i in range(1, 10)]
+    client = FakeLogsClient(script=pretrain_script().events, log_lines=today)
+    async with logs_app(client).run_test(size=(120, 40)) as pilot:
+        await open_logs(pilot)
+        assert " UTC" not in caption(pilot), caption(pilot)
 
 
 async def test_end_after_the_stream_failed_opens_it_again_after_the_last_line() -> None:

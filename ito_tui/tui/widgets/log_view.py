@@ -102,12 +102,15 @@ class LogView(ScrollView, can_focus=True):
         source: LineSource,
         *,
         on_follow: Callable[[bool], None] | None = None,
+        on_scroll: Callable[[], None] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.source = source
         self.on_follow = on_follow
         """Called when following starts (True) or stops (False), in the same turn."""
+        self.on_scroll = on_scroll
+        """Called when the operator moved the view (the lines at its top changed)."""
         self.following = True
         """Whether the view sticks to the newest line."""
         self.needle = ""
@@ -251,6 +254,8 @@ class LogView(ScrollView, can_focus=True):
         if self._moving:
             return
         self._anchor = None
+        if self.on_scroll is not None:
+            self.on_scroll()
         # The operator moved (a key, the wheel, the scrollbar): up pauses, reaching the
         # newest line again follows, as a terminal's scrollback does.
         if new_value < old_value and self.following:

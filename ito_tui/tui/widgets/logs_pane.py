@@ -17,7 +17,7 @@ matches and the ring is never spent on lines the operator filtered out.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from ito_tui.client import CapabilityMissing, ItoError
-from ito_tui.format import integer
+from ito_tui.format import integer, when
 from ito_tui.state.logbuffer import LogBuffer, LogFilter
 from ito_tui.textsafe import one_line
 from ito_tui.tui.repaint import Repaints
@@ -68,7 +68,9 @@ class LogsPane(LogsKeys):
         self.run_id = run_id
         self.filter = LogFilter()
         self.buffer = new_buffer()
-        self.view = LogView(self.buffer, on_follow=self._follow_changed, id="logs-view")
+        self.view = LogView(
+            self.buffer, on_follow=self._follow_changed, on_scroll=self._caption, id="logs-view"
+        )
         self.follower: LogFollower | None = None
         self.repaints = Repaints(self)
         self.repaints.panel("view", self._paint, interval=LOG_INTERVAL_S, visible=self._shown)
@@ -263,6 +265,8 @@ class LogsPane(LogsKeys):
         else:
             state = f"paused — End to follow, {integer(self.new)} new"
         parts = [state]
+        if since := self._since():
+            parts.append(since)  # before what a narrow pane cuts first
         if self.connection:
             parts.append(self.connection)
         parts.append(f"filter: {self.filter.words() or 'all'}")
@@ -275,6 +279,18 @@ class LogsPane(LogsKeys):
             # One row, whatever it says: no layout of the whole screen for a new count.
             self._caption_text = text
             self._caption_line.update(text, layout=False)
+
+    def _since(self) -> str:
+        """`from Dec 4 06:29 UTC`: the top row's moment, when it is not today's (a row says
+        only its time of day, on the run's clock)."""
+        view, source = self.view, self.view.source
+        if not len(source):
+            return ""
+        at = source.line(min(view.top_index, len(source) - 1)).at
+        now = shell(self).session.clock()
+        if at.astimezone(UTC).date() == now.astimezone(UTC).date():
+            return ""
+        return f"from {when(at, now)}"
 
     def _follow_changed(self, following: bool) -> None:
         self.new = 0
