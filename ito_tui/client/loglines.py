@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from ito_tui.contract import LOG_LEVEL_ORDER, LogLine, LogTruncated
 
@@ -38,6 +39,8 @@ MAX_OPENINGS = 200
 parser recurses on the interpreter's stack, one level per nesting, up to its limit,
 and a garbage collection's finalizer that runs down there fails and prints over the
 TUI. A log line is a flat object: more openings than this is not one."""
+_ESCAPED_CONTROLS = {code: f"\\u{code:04x}" for code in range(0x20)}
+"""Raw control characters as JSON escapes: inside a string they read as themselves."""
 
 
 @dataclass(frozen=True)
@@ -133,8 +136,14 @@ def _lenient(data: str) -> LogLine | None:
 
 
 def _stdlib_loads(text: str) -> Any:
-    """`text` read by the stdlib's non-strict parser, refused (ValueError) past
-    `MAX_OPENINGS`."""
+    """`text` read as the stdlib's non-strict parser reads it (raw control characters in
+    strings); ValueError when it is not JSON. pydantic's parser first, on the text with
+    its control characters escaped (its depth limit is its own); the stdlib's (for what
+    that leaves: one outside a string, a lone surrogate) only up to `MAX_OPENINGS`."""
+    try:
+        return from_json(text.translate(_ESCAPED_CONTROLS))
+    except ValueError:
+        pass
     if text.count("[") + text.count("{") > MAX_OPENINGS:
         raise ValueError("nested too deep")
     try:

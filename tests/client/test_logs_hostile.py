@@ -117,6 +117,11 @@ def test_a_deeply_nested_line_is_refused_off_the_interpreters_stack() -> None:
     assert not starved_during(lambda: parsed.append(parse_line(line_message)))
     line, problem = parsed[0]
     assert line is None and problem
+    # Brackets inside the text are not nesting: a raw tab beside 600 of them is kept.
+    text = "\t".join(["[[[" + "]]]"] * 100)
+    data = head.replace('"T"', f'"{text}"')
+    line, problem = parse_line(SSEMessage("log", data, "1"))
+    assert line is not None and line.text == text and problem is None
 
 
 async def test_retry_0_and_a_close_on_every_connect_never_reconnect_faster_than_once_a_second(
