@@ -161,23 +161,29 @@ async def test_unknown_and_hostile_events_are_shown_raw() -> None:
 async def test_event_log_lines_say_when_they_happened(
     size: tuple[int, int], with_seq: bool
 ) -> None:
-    client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    app = snapshot_app(FakeRunClient(script=pretrain_script(up_to_step=40).events), now=NOW,
+                       start=RUN_ID)  # fmt: skip
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await pilot.press("3")
-        await pilot.pause(0.3)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
-        lines = str(screen.query_one(EventLogView).render()).splitlines()
-        entries = screen.tracker.log.filter(kind=None, query=None)
-        assert len(entries) >= 3
-        for line, entry in zip(lines, entries[-len(lines) :], strict=True):
+        screen, shown = await events_tab(pilot)
+        for line, entry in shown:
             # The time in UTC (the caption says so), then the seq where there is room.
             assert line.startswith(f"{entry.at.astimezone(UTC):%H:%M:%S} ")
             assert (line[9:16] == f"{entry.seq:>6} ") is with_seq
         caption = str(screen.query_one("#log-caption", Static).content)
         assert caption.startswith("times UTC · filter: all")
+
+
+async def events_tab(pilot: Pilot[Any]) -> tuple[PipelineScreen, list[tuple[str, Any]]]:
+    """The run screen on its Events tab, and each line drawn with the entry it shows."""
+    await settle(pilot)
+    await pilot.press("3")
+    await pilot.pause(0.3)
+    screen = pilot.app.screen
+    assert isinstance(screen, PipelineScreen)
+    lines = str(screen.query_one(EventLogView).render()).splitlines()
+    entries = screen.tracker.log.filter(kind=None, query=None)
+    assert len(entries) >= 3
+    return screen, list(zip(lines, entries[-len(lines) :], strict=True))
 
 
 async def test_event_log_lines_are_on_the_runs_clock_and_dated_off_today() -> None:
@@ -188,15 +194,8 @@ async def test_event_log_lines_are_on_the_runs_clock_and_dated_off_today() -> No
     events = [e.model_copy(update={"sim_ts": e.ts + ahead}) for e in script]
     app = snapshot_app(FakeRunClient(script=events), now=NOW, start=RUN_ID)
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("3")
-        await pilot.pause(0.3)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
-        lines = str(screen.query_one(EventLogView).render()).splitlines()
-        entries = screen.tracker.log.filter(kind=None, query=None)
-        assert len(entries) >= 3
-        for line, entry in zip(lines, entries[-len(lines) :], strict=True):
+        _, shown = await events_tab(pilot)
+        for line, entry in shown:
             assert entry.event is not None and entry.at == entry.event.ts + ahead
             assert line.startswith(f"{entry.at.astimezone(UTC):%b %d %H:%M:%S} "), line
 
