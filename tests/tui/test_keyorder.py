@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
-from ito_tui.tui.textual_private import KeysInOrder
+from ito_tui.tui.textual_private import HOLD_LIMIT_S, KeysInOrder
 
 
 async def until(predicate: Callable[[], bool], within: float = 10.0) -> None:
@@ -76,8 +76,24 @@ async def test_keys_behind_a_handler_that_does_not_return_are_sent_after_the_hol
         await pilot.pause()
         for key in "hz":  # `z` is the app's own (priority) binding: it needs no widget
             app.post_message(events.Key(key, key))
-        await until(lambda: app.handled == ["app:z"])
+        await until(lambda: app.handled == ["app:z"], within=HOLD_LIMIT_S + 10)
         app.release.set()
         await until(lambda: len(app.handled) == 2)
         assert app.handled == ["app:z", "a:h"]
         assert not app.keys_waiting  # nothing left in flight, held or timed
+
+
+async def test_a_handler_as_slow_as_a_loaded_machine_keeps_the_keys_after_it_in_order() -> None:
+    """A handler that takes 3 s (a head node under load) is not given up on: the keys
+    behind it wait, so the Tab among them moves the focus before the next key is sent."""
+    app = Two()
+    async with app.run_test() as pilot:
+        app.query_one("#a").focus()
+        await pilot.pause()
+        for key in "hty":
+            app.post_message(events.Key(key, key))
+        await asyncio.sleep(3.0)
+        app.release.set()
+        await until(lambda: len(app.handled) == 2)
+        assert app.handled == ["a:h", "b:y"]
+        assert not app.keys_waiting
