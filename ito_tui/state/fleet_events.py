@@ -60,11 +60,6 @@ class NodeIncident(NamedTuple):
     fault_id: str | None = None
 
 
-def _when(ev: Any) -> datetime:
-    when: datetime = ev.at
-    return when
-
-
 def _measured(value: Any) -> str | None:
     return None if value is None else f"{fixed(value, 2)} s"
 
@@ -111,9 +106,7 @@ def node_changed(s: RunState, ev: Any) -> RunState:
         detail = f"replaced by {d.replaced_by}"
     else:
         detail = d.reason or ""
-    incident = NodeIncident(
-        ev.seq, _when(ev), ev.type, d.hostname, d.replica_id, detail, d.fault_id
-    )
+    incident = NodeIncident(ev.seq, ev.at, ev.type, d.hostname, d.replica_id, detail, d.fault_id)
     nodes = _nodes_with(s, d.hostname, state)
     changes: dict[str, Any] = {
         "last_seq": ev.seq,
@@ -132,7 +125,7 @@ def straggler_changed(s: RunState, ev: Any) -> RunState:
     """A node started or stopped straggling: record the incident and the straggler set."""
     d = ev.data
     detected = ev.type == "straggler.detected"
-    incident = NodeIncident(ev.seq, _when(ev), ev.type, d.hostname, None, straggler_detail(d), None)
+    incident = NodeIncident(ev.seq, ev.at, ev.type, d.hostname, None, straggler_detail(d), None)
     if detected:
         stragglers = s.stragglers if d.hostname in s.stragglers else s.stragglers | {d.hostname}
         if len(stragglers) > MAX_NODES:

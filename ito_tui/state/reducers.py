@@ -8,7 +8,6 @@ has already dropped events at or below `last_seq`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ito_tui.contract import (
@@ -68,13 +67,6 @@ def _update_stage(stages: tuple[Stage, ...], name: str, **update: Any) -> tuple[
     return (*stages[:i], stages[i].model_copy(update=update), *stages[i + 1 :])
 
 
-def _when(ev: Any) -> datetime:
-    """When an event happened on the run's clock: `sim_ts` if given (a snapshot's stage
-    times are simulated time too), else `ts`."""
-    when: datetime = ev.at
-    return when
-
-
 def _stage_state(stages: tuple[Stage, ...], name: str) -> str | None:
     i = _stage_index(stages, name)
     return None if i is None else str(stages[i].state)
@@ -105,7 +97,7 @@ def _run_ended(s: RunState, ev: Any) -> RunState:
         # Stages still open when a run fails or is cancelled end with it.
         closed = "cancelled" if final == "cancelled" else "failed"
         stages = tuple(
-            st.model_copy(update={"state": closed, "ended_at": st.ended_at or _when(ev)})
+            st.model_copy(update={"state": closed, "ended_at": st.ended_at or ev.at})
             if str(st.state) in ("running", "gate_eval")
             else st
             for st in stages
@@ -136,8 +128,9 @@ def _stage_started(s: RunState, ev: Any) -> RunState:
     d = ev.data
     name = str(d.stage)
     progress = StageProgress(total_steps=d.total_steps or 0, total_tokens=d.total_tokens or 0)
+    # Stage times are on the run's clock (`ev.at`), as a snapshot's are.
     stages = _update_stage(
-        s.stages, name, state="running", started_at=_when(ev), ended_at=None, progress=progress
+        s.stages, name, state="running", started_at=ev.at, ended_at=None, progress=progress
     )
     return s._evolve(last_seq=ev.seq, stages=stages, current_stage=name)
 
@@ -169,7 +162,7 @@ def _stage_completed(s: RunState, ev: Any) -> RunState:
     # A gate verdict already given (failed, or a gate still evaluating) stands.
     state = str(old.state) if str(old.state) in ("failed", "gate_eval") else "passed"
     stages = _update_stage(
-        s.stages, name, state=state, ended_at=_when(ev), summary={**old.summary, **d.summary}
+        s.stages, name, state=state, ended_at=ev.at, summary={**old.summary, **d.summary}
     )
     return s._evolve(last_seq=ev.seq, stages=stages)
 
@@ -187,7 +180,7 @@ def _stage_closed(state: str) -> Handler:
             summary["reason"] = d.reason
         update: dict[str, Any] = {"state": state, "summary": summary}
         if state != "skipped":
-            update["ended_at"] = _when(ev)
+            update["ended_at"] = ev.at
         stages = _update_stage(s.stages, name, **update)
         return s._evolve(last_seq=ev.seq, stages=stages)
 
@@ -220,7 +213,7 @@ def _gate_set(s: RunState, ev: Any, gate: Gate, state: str | None) -> RunState:
     if state is not None:
         update["state"] = state
         if state in ("passed", "failed"):
-            update["ended_at"] = _when(ev)
+            update["ended_at"] = ev.at
     return s._evolve(
         last_seq=ev.seq,
         gates=with_item(s.gates, name, gate),
