@@ -88,6 +88,7 @@ class PtyDemo:
 
 
 @pytest.mark.long(seconds=24)
+@pytest.mark.timeout(300)  # twenty demo start-ups took over 120 s on a loaded 2-core machine
 def test_sigkilled_demo_leaves_no_simulator_and_no_directory_behind(tmp_path: Path) -> None:
     env = isolated_env(tmp_path, TERM="xterm-256color")
     orphans: list[int] = []

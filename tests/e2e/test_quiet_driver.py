@@ -109,5 +109,10 @@ def test_keys_after_a_long_idle_and_a_lone_escape_still_work_and_ctrl_q_ends_it(
 def test_stdin_at_end_of_file_is_not_polled_in_a_loop(tmp_path: Path, driver: str | None) -> None:
     with idle_demo(tmp_path, stdin_eof=True, driver=driver) as pane:
         ticks = counted(pane.pane_pid, cpu_ticks)
-    busy = ticks > 0.25 * WINDOW_S * os.sysconf("SC_CLK_TCK")
-    assert busy == (driver is not None), f"{ticks} CPU ticks in {WINDOW_S} s with stdin at EOF"
+    share = ticks / (WINDOW_S * os.sysconf("SC_CLK_TCK"))
+    # Apart, so a loaded machine cannot put either on the wrong side: a spinning thread
+    # got 25 % of a core beside a busy 2-core suite; an idle app takes next to nothing.
+    if driver is None:
+        assert share <= 0.05, f"{ticks} CPU ticks in {WINDOW_S} s with stdin at EOF"
+    else:
+        assert share >= 0.12, f"the measure misses the stock driver's spin ({ticks} ticks)"

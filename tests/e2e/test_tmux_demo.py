@@ -49,6 +49,15 @@ def keys(pane: TmuxPane, *names: str) -> None:
         time.sleep(KEY_GAP_S)
 
 
+def decide_later(pane: TmuxPane) -> None:
+    """Leave the proposal whose modal is on screen for later: one Escape once the modal's
+    grace is over, then wait until it has gone. (A second Escape sent on a screen capture
+    taken before the modal closed would go to the run screen and leave it.)"""
+    time.sleep(1.0)  # the modal ignores Decide later for its first half second
+    keys(pane, "Escape")
+    pane.wait_for(lambda s: "Decide later" not in s, timeout=15)
+
+
 def showcase_pane(
     tmp_path: Path, speed: str, *, width: int = 80, height: int = 24
 ) -> tuple[TmuxPane, dict[str, str]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_tmux_demo import keys, showcase_run
+from .test_tmux_demo import decide_later, keys, showcase_run
 
 pytestmark = [
     pytest.mark.e2e,
@@ -39,10 +39,10 @@ def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
         while "node_failure on" not in (screen := pane.screen()):
             assert time.monotonic() < deadline, f"no node failure in the timeline:\n{screen}"
             if "Decide later" in screen:
-                keys(pane, "Escape")
+                decide_later(pane)
             time.sleep(0.2)
         if "Decide later" in pane.screen():
-            keys(pane, "Escape")
+            decide_later(pane)
         keys(pane, "Enter")
 
         # The Logs tab, paused at the fault, its ranks' NCCL timeouts on screen (the loss
@@ -51,7 +51,7 @@ def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
         while True:
             screen = pane.screen()
             if "Decide later" in screen:
-                keys(pane, "Escape")
+                decide_later(pane)
             elif "at fault" in screen and NCCL_ROW.search(screen):
                 break
             assert time.monotonic() < deadline, f"no NCCL timeouts at the fault:\n{screen}"
@@ -64,7 +64,7 @@ def test_enter_on_the_showcase_fault_opens_the_job_log_at_its_nccl_timeouts(
         while not FOLLOWING.search(screen := pane.screen()):
             assert time.monotonic() < deadline, f"not following again:\n{screen}"
             if "Decide later" in screen:
-                keys(pane, "Escape")
+                decide_later(pane)
             time.sleep(0.2)
     finally:
         pane.kill()

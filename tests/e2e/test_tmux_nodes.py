@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_tmux_demo import keys, showcase_run
+from .test_tmux_demo import decide_later, keys, showcase_run
 
 pytestmark = [
     pytest.mark.e2e,
@@ -43,8 +43,7 @@ def test_the_nodes_tab_shows_the_straggler_coming_the_failure_and_the_spare(
             while not any(w in screen for w in words):
                 assert time.monotonic() < deadline, f"no {words} in the Nodes tab:\n{screen}"
                 if "Decide later" in screen:  # the proposal's modal: left for later
-                    keys(pane, "Escape")
-                    pane.wait_for(lambda s: "Decide later" not in s, timeout=10)
+                    decide_later(pane)
                     keys(pane, "5")
                 time.sleep(0.2)
                 screen = pane.screen()
