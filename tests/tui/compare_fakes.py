@@ -4,6 +4,7 @@ step 300 and then runs lower ("where the curves part"); `CompareClient` answers 
 
 from __future__ import annotations
 
+import asyncio
 import math
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -71,7 +72,8 @@ def runs() -> list[RunSummary]:
 @dataclass(kw_only=True)
 class CompareClient(FakeRunClient):
     """`FakeRunClient` that also answers the reference run (`others`) and its telemetry;
-    `reference_error`, while set, fails the reference's reads."""
+    `reference_error`, while set, fails the reference's reads; `runs_read`, when given,
+    holds the runs list back until it is set."""
 
     run_model: Run | None = field(default_factory=our_run)
     others: dict[str, Run] = field(default_factory=lambda: {REF_ID: ref_run()})
@@ -81,6 +83,14 @@ class CompareClient(FakeRunClient):
     )
     reference_error: BaseException | None = None
     reference_reads: list[tuple[str, int | None, tuple[str, ...]]] = field(default_factory=list)
+    runs_read: asyncio.Event | None = None
+
+    async def runs(
+        self, state: str | None = None, booking_id: str | None = None
+    ) -> list[RunSummary]:
+        if self.runs_read is not None:
+            await self.runs_read.wait()
+        return await super().runs(state, booking_id)
 
     async def run(self, run_id: str) -> Run:
         if run_id in self.others:

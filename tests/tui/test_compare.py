@@ -5,6 +5,7 @@ says so and keeps what was drawn; `v` shows the spec diff with it."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -95,6 +96,26 @@ async def test_escape_leaves_the_reference_as_it_was() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert screen.compare.run_id is None and client.reference_reads == []
+
+
+async def test_enter_typed_ahead_of_the_runs_list_picks_the_first_match_once_read() -> None:
+    """`c`, `ref`, Enter as fast as one types: the list is still being read, the filter
+    matches nothing yet. Enter is kept and picks the match once the list is read."""
+    client = CompareClient(script=pretrain_script().events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        client.runs_read = read = asyncio.Event()  # the app's own first reads went through
+        await pilot.press("c", *REF_ID[:7], "enter")
+        picker = app.screen
+        assert isinstance(picker, RunPicker) and not picker.loaded
+        status = str(picker.query_one("#run-picker-status").render())
+        assert "Enter taken: the first match is drawn" in status
+        read.set()
+        await wait_for(pilot, lambda: screen.reference is not None, what="the reference")
+        assert app.screen is screen and screen.compare.run_id == REF_ID
 
 
 async def test_a_failed_fetch_says_so_and_keeps_the_last(monkeypatch: pytest.MonkeyPatch) -> None:

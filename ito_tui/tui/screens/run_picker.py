@@ -6,6 +6,8 @@ the charts show this run alone), then every other run of the backend, newest fir
 filters by a case-insensitive substring of the row; up/down move while the filter keeps
 the keys; Enter picks; Escape closes without a change. The list is read once, in a
 worker, when the picker opens (a failure says so in the picker: "none" is still there).
+Enter on a filter that matches nothing yet because the list is still being read picks
+the first match once it is read: typed ahead, `completed⏎` means that run.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ class RunPicker(ModalScreen[RunChoice | None]):
         self._shown: tuple[RunSummary | None, ...] = (None,)
         self._query = ""
         self._error: str | None = None
+        self._pick_when_read = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="run-picker"):
@@ -123,6 +126,8 @@ class RunPicker(ModalScreen[RunChoice | None]):
             self.runs = tuple(r for r in runs if r.run_id != self.exclude)
         self.loaded = True
         self._filter(self._query)
+        if self._pick_when_read:
+            self.action_pick()
 
     @on(Input.Changed, "#run-filter")
     def _changed(self, event: Input.Changed) -> None:
@@ -152,7 +157,8 @@ class RunPicker(ModalScreen[RunChoice | None]):
         if self._error is not None:
             status.update(self._error)
         elif not self.loaded:
-            status.update("reading the runs…")
+            then = " · Enter taken: the first match is drawn" if self._pick_when_read else ""
+            status.update(f"reading the runs…{then}")
         elif not self.runs:
             status.update("no other run on this backend")
         else:
@@ -173,6 +179,9 @@ class RunPicker(ModalScreen[RunChoice | None]):
         index = self.query_one("#run-list", OptionList).highlighted
         if index is not None:
             self._pick(index)
+        elif not self.loaded:
+            self._pick_when_read = True
+            self._filter(self._query)
 
     def _pick(self, index: int) -> None:
         if 0 <= index < len(self._shown):
