@@ -21,13 +21,17 @@ def connect(url: str, token: str) -> ItoClient:
     return ItoClient(url, token=SecretStr(token), timeout=5.0, retry=RETRY, stream=STREAM)
 
 
-async def start_run(client: ItoClient, booking_id: str, scenario: str, **sim: Any) -> str:
+async def start_run(
+    client: ItoClient, booking_id: str, scenario: str, *, tokens: int | None = None, **sim: Any
+) -> str:
+    """A 150M run of `scenario` (`tokens`: its target, default 20 × params = 3B)."""
     spec = TrainingSpec(
         booking_id=booking_id,
         model_size="150M",
         data_ref="catalog://fineweb-edu@1.3",
         target_capability="general",
         budget_usd="30000",
+        target_tokens=tokens,
         sim=SimOptions(scenario=scenario, **sim),
     )
     return (await client.create_run(spec)).run_id

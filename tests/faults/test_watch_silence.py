@@ -22,14 +22,17 @@ RECORD = "import sys\nopen(sys.argv[1], 'a').write(sys.stdin.read() + '\\n')\n"
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 
 
+@pytest.mark.long(seconds=12)
 async def test_a_run_that_hangs_while_watched_runs_the_command_once_for_its_silence(
     tampered: Callable[..., Any], tmp_path: Path
 ) -> None:
-    # Slow enough that pretrain's hang lasts 3 of the run's ticks and 2 local seconds.
+    # Pretrain's hang must outlast the silence's floor of 2 local seconds, whenever the
+    # watcher starts: with 3B tokens it lasted ~2.4 s, and a watcher slow to start on a
+    # loaded machine saw too little of it. With 6B it lasts ~7 s (and the run ~12 s).
     sim = tampered(scenario="happy", speed=1000.0)
     sim.tamper.event_hook(hang_pretrain(after=3))
     async with connect(sim.url, "s3cret") as alice:
-        run_id = await start_run(alice, BOOKINGS[0], "happy")
+        run_id = await start_run(alice, BOOKINGS[0], "happy", tokens=6_000_000_000)
     record, out = tmp_path / "record.py", tmp_path / "alerts.jsonl"
     record.write_text(RECORD, encoding="utf-8")
     env = {**os.environ, "ITO_TOKEN": "s3cret", "ITO_BACKEND_URL": sim.url}

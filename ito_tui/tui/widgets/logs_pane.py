@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from ito_tui.client import CapabilityMissing, ItoError
-from ito_tui.format import integer, when
+from ito_tui.format import integer, stamps, when
 from ito_tui.state.logbuffer import LogBuffer, LogFilter
 from ito_tui.textsafe import one_line
 from ito_tui.tui.repaint import Repaints
@@ -282,15 +282,23 @@ class LogsPane(LogsKeys):
 
     def _since(self) -> str:
         """`from Dec 4 06:29 UTC`: the top row's moment, when it is not today's (a row says
-        only its time of day, on the run's clock)."""
+        only its time of day, on the run's clock); `Dec 04 23:58:10 → Dec 05 00:03:40 UTC`
+        when the rows on screen cross midnight, so the rows below it are not read as the
+        top row's day."""
         view, source = self.view, self.view.source
         if not len(source):
             return ""
-        at = source.line(min(view.top_index, len(source) - 1)).at
+        last = len(source) - 1
+        top = source.line(min(view.top_index, last)).at
+        bottom = source.line(min(view.bottom_index, last)).at
         now = shell(self).session.clock()
-        if at.astimezone(UTC).date() == now.astimezone(UTC).date():
+        day = top.astimezone(UTC).date()
+        if bottom.astimezone(UTC).date() != day:
+            first, end = stamps([top, bottom], now)
+            return f"{first} → {end} UTC"
+        if day == now.astimezone(UTC).date():
             return ""
-        return f"from {when(at, now)}"
+        return f"from {when(top, now)}"
 
     def _follow_changed(self, following: bool) -> None:
         self.new = 0
