@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from textual.widgets import Button, DataTable, Input
+from textual.widgets import Button, Collapsible, DataTable, Input
 
 from ito_tui import auth
 from ito_tui.client import ItoClient, RetryPolicy
@@ -244,6 +244,18 @@ async def test_submit_on_an_unfilled_form_says_which_fields_and_marks_them(
         assert form.query_one("#row-budget_usd", FieldRow).error
         assert not form.query_one("#row-model_size", FieldRow).error
         assert app.screen is form and await client.runs() == []
+        # The first field to fix has the keys; fixing it leaves the next one's error shown.
+        assert form.focused is form.query_one("#f-data_ref", Input)
+        await pilot.press(*"catalog://fineweb-edu@1.3")
+        await wait_for(pilot, lambda: not form.query_one("#row-data_ref", FieldRow).error)
+        assert form.query_one("#row-budget_usd", FieldRow).error
+        # A field to fix under Advanced: it opens, and the field has the keys.
+        await fill(pilot, form, budget_usd="30000")
+        form.query_one("#f-seq_len", Input).value = "0"  # behind the closed Advanced
+        assert form.query_one("#spec-advanced", Collapsible).collapsed
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: form.focused is form.query_one("#f-seq_len", Input))
+        assert not form.query_one("#spec-advanced", Collapsible).collapsed
 
 
 async def test_read_only_refuses_submit(sim: Any) -> None:

@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Input, Select, Static
+from textual.widgets import Button, Collapsible, Input, Select, Static
 from textual.worker import Worker
 
 from ito_tui.describe import SPEC_LABELS
@@ -297,14 +297,30 @@ class SpecFormScreen(Screen[None]):
             return
         if not self.submittable() or self.spec is None or self.estimate is None:
             errors = self._client_errors()
+            # Shown from now on until fixed (editing another field no longer hides them),
+            # and the first one takes the keys: the operator types the fix at once.
+            self._touched.update(name for name in errors if name in FIELDS)
             self._show_errors(errors, all_fields=True)
             self.notify(self._not_ready(errors), severity="warning")
+            rows = (name for name in FIELDS if name in errors and name != "booking_id")
+            if first := next(rows, None):
+                self._focus_field(first)
             return
         spec, estimate = self.spec, self.estimate
         self.app.push_screen(
             ConfirmSubmitModal(spec, self.booking, estimate),
             callback=lambda ok: self._confirmed(spec, bool(ok)),
         )
+
+    def _focus_field(self, name: str) -> None:
+        """Focus the field `name`, opening Advanced if it is there."""
+        field = self.query_one(f"#f-{name}")
+        advanced = self.query_one("#spec-advanced", Collapsible)
+        if advanced.collapsed and field in advanced.walk_children():
+            advanced.collapsed = False
+            self.call_after_refresh(field.focus)
+        else:
+            field.focus()
 
     def _not_ready(self, errors: Mapping[str, str]) -> str:
         """Why Submit cannot go on yet, in the form's words."""
