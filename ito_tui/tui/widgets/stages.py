@@ -204,10 +204,11 @@ class StageList(Widget, can_focus=True):
     def _draw_key(self) -> tuple[Size, int, tuple[str, ...]]:
         """What `render` would show, as plain text (styles follow from the same fields)."""
         width = max(20, self.content_region.width or self.size.width - 2)
+        columns = self._columns()
         rows = [
             line.plain
             for i, view in enumerate(self.views)
-            for line in self._stage_lines(view, width, i == self.cursor)
+            for line in self._stage_lines(view, width, i == self.cursor, columns)
         ]
         return (self.size, self.cursor, tuple(rows))
 
@@ -280,12 +281,27 @@ class StageList(Widget, can_focus=True):
     def render(self) -> RenderableType:
         width = max(20, self.content_region.width or self.size.width - 2)
         lines: list[Text] = []
+        columns = self._columns()
         for i, view in enumerate(self.views):
-            lines.extend(self._stage_lines(view, width, i == self.cursor))
+            lines.extend(self._stage_lines(view, width, i == self.cursor, columns))
         self._drawn = (self.size, self.cursor, tuple(line.plain for line in lines))
         return Text("\n").join(lines)
 
-    def _stage_lines(self, view: StageView, width: int, selected: bool) -> list[Text]:
+    def _took(self, view: StageView) -> str:
+        stage = view.stage
+        return "" if stage is None else elapsed(stage.started_at, stage.ended_at or self.now)
+
+    def _columns(self) -> tuple[int, int]:
+        """The status word's and the time's column widths: as wide as the widest of this
+        list, so `17h13m gate✓` keeps its verdict in a 39-column pane (fixed at 9 and 5
+        the verdict was cut off a six-character time)."""
+        words = max((len(status_label(v.status)) for v in self.views), default=7)
+        took = max((len(self._took(v)) for v in self.views), default=5)
+        return words, max(5, took)
+
+    def _stage_lines(
+        self, view: StageView, width: int, selected: bool, columns: tuple[int, int]
+    ) -> list[Text]:
         state = view.status
         # A paused stage is drawn as running (its word and glyph say paused).
         css = "running" if state == "paused" else state
@@ -297,13 +313,12 @@ class StageList(Widget, can_focus=True):
         glyph = STATE_GLYPHS.get(state, "?")
         word = status_label(state)
         marker = "›" if view.name == self.current else " "
-        stage = view.stage
-        took = "" if stage is None else elapsed(stage.started_at, stage.ended_at or self.now)
+        word_w, took_w = columns
         gate = ""
         if view.gate is not None:
             gate = GATE_WORDS.get(str(view.gate.status), f"gate {view.gate.status}")
-        head = f"{marker}{glyph} {stage_label(view.name):<12} {word:<9}"
-        tail = f"{took:>5} {gate}".rstrip()
+        head = f"{marker}{glyph} {stage_label(view.name):<12} {word:<{word_w}}"
+        tail = f"{self._took(view):>{took_w}} {gate}".rstrip()
         line = Text(f"{head} {tail}"[:width].ljust(width), style=style or "")
         if selected:
             line.stylize(self.get_component_rich_style("stages--cursor", partial=True))
