@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Static
 from ito_tui.alerting.model import alert_for
 from ito_tui.client.errors import BackendUnavailable
 from ito_tui.config import Alerts
-from ito_tui.contract import STAGE_ORDER, Failure, Proposal, make_event
+from ito_tui.contract import STAGE_ORDER, Failure, Gate, Proposal, make_event
 from ito_tui.state import RunState
 from ito_tui.state.metrics import METRICS
 from ito_tui.tui.alerts import Alerter, terminal_title
@@ -39,6 +39,7 @@ from .pipeline_fakes import (
     NOW,
     RUN_ID,
     FakeRunClient,
+    gate,
     pretrain_script,
     proposal_body,
     run_snapshot,
@@ -496,6 +497,26 @@ async def test_the_stage_list_redraws_for_a_new_event_time_only_when_an_elapsed_
         assert len(redraws) == 2
         await pilot.pause()
         assert "2h01m" in str(stages.render())
+
+
+async def test_a_six_character_time_keeps_its_gate_verdict_in_the_80x24_stage_list() -> None:
+    client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        stages = app.screen.query_one(StageList)
+        prep = next(v for v in stages.views if v.name == "data_prep")
+        assert prep.stage is not None and prep.stage.started_at is not None
+        took = timedelta(hours=17, minutes=13)
+        long = prep.stage.model_copy(update={"ended_at": prep.stage.started_at + took})
+        passed = Gate.model_validate(gate("data_prep", "passed", []))
+        stages.views = tuple(
+            replace(v, stage=long, gate=passed) if v is prep else v for v in stages.views
+        )
+        await pilot.pause()
+        rows = str(stages.render()).splitlines()
+        assert stages.content_region.width <= 38
+        assert next(r for r in rows if "data prep" in r).rstrip().endswith("17h13m gate✓"), rows
 
 
 @pytest.mark.parametrize(
