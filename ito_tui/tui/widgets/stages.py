@@ -26,6 +26,8 @@ from ito_tui.state.views import StageView
 from .runfmt import STATE_GLYPHS, bar, elapsed
 
 GATE_WORDS = {"passed": "gate✓", "failed": "gate✗", "running": "gate…", "pending": "gate·"}
+WORD_WIDTH = 9
+"""The widest status word column (`gate eval`, `cancelled`)."""
 EXPANDED = frozenset({"running", "paused", "gate_eval"})
 """Statuses whose stage shows its progress bar and step under its line."""
 
@@ -297,7 +299,8 @@ class StageList(Widget, can_focus=True):
         the verdict was cut off a six-character time)."""
         words = max((len(status_label(v.status)) for v in self.views), default=7)
         took = max((len(self._took(v)) for v in self.views), default=5)
-        return words, max(5, took)
+        # An odd word from the backend widens its own row only, not every row's column.
+        return min(words, WORD_WIDTH), max(5, took)
 
     def _stage_lines(
         self, view: StageView, width: int, selected: bool, columns: tuple[int, int]
