@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -276,10 +277,14 @@ def reference_chart_rows(view: ChartView, rows: int) -> list[str]:
         return min(max(raw, -1.0), levels + 1.0)
 
     lows, highs = list(view.lows), list(view.highs)
-    known = [i for i, v in enumerate(highs) if v is not None]
-    for i in range(known[0] + 1, known[-1]) if known else ():
-        if highs[i] is None:
-            lows[i] = highs[i] = highs[i - 1]
+    odd = view.odd
+    drawn = [i for i in range(width) if highs[i] is not None or (i < len(odd) and odd[i])]
+    pairs = list(pairwise(drawn))
+    spacing = sorted(b - a - 1 for a, b in pairs)[len(pairs) // 2] if pairs else 0
+    for a, b in pairs:
+        if b - a - 1 <= max(1, 2 * spacing):  # a silence longer than that stays blank
+            for i in range(a + 1, b):
+                lows[i] = highs[i] = highs[i - 1]
     for col in range(width):
         top_v, bot_v = highs[col], lows[col]
         if top_v is None:
@@ -340,6 +345,17 @@ def test_chart_fills_sparse_gaps() -> None:
     top, bottom = chart_rows(chart_view([1, None, None, 3], markers=[(2, "rewind")]), 2)
     assert top[2] == MARKER_GLYPHS["rewind"]
     assert " " not in bottom  # no comb of gaps between samples
+    sparse = [1.0, None, None, 2.0, None, None, None, 1.5, None, None, 2.5]
+    assert " " not in chart_rows(chart_view(sparse), 2)[1]  # every hole within twice the usual
+
+
+def test_a_silence_in_a_dense_window_stays_blank_not_a_plateau_of_the_spike() -> None:
+    """A loss spike pauses the run for a decision: no sample until it resumes. The pause
+    is drawn empty; repeating the spike's column drew the loss high for the whole pause."""
+    loss = [3.0, 2.8, 2.6, 2.5, 2.4, 2.3, 3.0, None, None, None, None, None, 2.2, 2.2, 2.1]
+    top, bottom = chart_rows(chart_view(loss), 2)
+    assert bottom[7:12] == " " * 5 and top[7:12] == " " * 5
+    assert bottom[6] != " " and bottom[12] != " "
 
 
 @pytest.mark.parametrize(

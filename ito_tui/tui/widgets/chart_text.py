@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from itertools import pairwise
 
 from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT
 from ito_tui.state.views import ChartView, MarkerKind
@@ -93,20 +94,32 @@ def _level(value: float, lo: float, hi: float, levels: int) -> float:
 
 
 def _filled(view: ChartView) -> tuple[list[float | None], list[float | None]]:
-    """Columns with no sample between two that have one repeat the previous column.
+    """Columns with no sample between two that have one repeat the previous column, where
+    the hole is no longer than the window's usual spacing allows (`fills_hole`).
 
-    A sparse window (fewer samples than columns) would otherwise draw as a comb.
+    A sparse window (fewer samples than columns) would otherwise draw as a comb. A longer
+    hole is a silence (a run paused for a decision, an outage): it stays blank, where the
+    repeated column drew the loss spike that paused the run as a plateau over the pause.
     """
     lows, highs = list(view.lows), list(view.highs)
-    known = [i for i, v in enumerate(highs) if v is not None]
-    if not known:
-        return lows, highs
     odd = view.odd
-    for i in range(known[0] + 1, known[-1]):
-        # A column of only non-finite samples is not a hole: it shows its mark, no bar.
-        if highs[i] is None and not (i < len(odd) and odd[i]):
-            lows[i] = highs[i] = highs[i - 1]
+    # A column of only non-finite samples is not a hole: it shows its mark, no bar.
+    known = [i for i, v in enumerate(highs) if v is not None or (i < len(odd) and odd[i])]
+    if len(known) < 2:
+        return lows, highs
+    pairs = list(pairwise(known))
+    usual = sorted(b - a - 1 for a, b in pairs)[len(pairs) // 2]
+    for a, b in pairs:
+        if b - a > 1 and fills_hole(b - a - 1, usual):
+            for i in range(a + 1, b):
+                lows[i] = highs[i] = highs[i - 1]
     return lows, highs
+
+
+def fills_hole(gap: int, usual: int) -> bool:
+    """Whether a hole of `gap` empty columns is drawn as the column before it: when it is
+    at most twice the window's median spacing `usual` (a sparse window), or one column."""
+    return gap <= max(1, 2 * usual)
 
 
 def _bounded(level: float, levels: int) -> float:
