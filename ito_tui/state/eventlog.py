@@ -4,6 +4,10 @@ Every text passes through `textsafe.one_line`, so a backend string can never
 act on the terminal; an event type this client does not know is shown with its
 raw JSON body. High-rate types (`telemetry`, `stage.progress`) are left out by
 default: they live in the charts, and would push real news out of the log.
+
+A line says what happened first and the backend's id last, in parentheses
+(`checkpoint at step 86,026: 2 GB, blocked 4.9 s (ckpt_…_0046)`): a list cut to its
+width keeps what an operator scans for, as the inspector's marks read.
 """
 
 from __future__ import annotations
@@ -98,7 +102,7 @@ def _steps(p: Any) -> str:
 
 def _proposal(d: Any) -> str:
     p = d.proposal
-    text = f"proposal {p.proposal_id} ({proposal_words(p.kind).short}) {p.status}"
+    text = f"proposal ({proposal_words(p.kind).short}) {p.status}"
     if p.decided_by:
         text += f" by {p.decided_by}"
     if str(p.status) == "pending":
@@ -111,18 +115,18 @@ def _proposal(d: Any) -> str:
         text += f" — needs a decision before {when(p.expires_at, p.created_at)}"
     elif p.comment:
         text += f" — {p.comment}"
-    return text
+    return f"{text} ({p.proposal_id})"
 
 
 def _gate(d: Any, verb: str) -> str:
     g = d.gate
-    text = f"gate {g.gate_id} ({stage_label(g.stage)}) {verb}"
+    text = f"gate {stage_label(g.stage)} {verb}"
     failing = g.failing
     if verb == "failed" and failing:
         text += ": " + ", ".join(gate_result_text(r) for r in failing)
     elif g.results:
         text += f": {sum(r.passed for r in g.results)}/{len(g.results)} benchmarks pass"
-    return text
+    return f"{text} ({g.gate_id})"
 
 
 def _ended(d: Any, verb: str) -> str:
@@ -137,12 +141,12 @@ def _ended(d: Any, verb: str) -> str:
 
 
 def _fault_recovered(d: Any) -> str:
-    text = f"fault {d.fault_id} ({d.kind}) recovered after {fixed(d.resumed_after_s / 60, 1)} min"
+    text = f"fault {d.kind} recovered after {fixed(d.resumed_after_s / 60, 1)} min"
     if d.resumed_from_step is not None:
         text += f", resumed from step {integer(d.resumed_from_step)}"
     if d.lost_steps:
         text += f", {integer(d.lost_steps)} steps lost"
-    return text
+    return f"{text} ({d.fault_id})"
 
 
 def _node(d: Any, verb: str) -> str:
@@ -223,15 +227,16 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     ),
     "plan.warning": lambda d: f"plan warning {d.code}: {d.message}",
     "checkpoint.saved": lambda d: (
-        f"checkpoint {d.checkpoint.checkpoint_id} at step {integer(d.checkpoint.step)} "
-        f"({fixed(d.checkpoint.size_gb, 0)} GB, blocked {fixed(d.checkpoint.blocking_s, 1)} s)"
+        f"checkpoint at step {integer(d.checkpoint.step)}: "
+        f"{fixed(d.checkpoint.size_gb, 0)} GB, blocked {fixed(d.checkpoint.blocking_s, 1)} s "
+        f"({d.checkpoint.checkpoint_id})"
     ),
     "checkpoint.failed": lambda d: f"checkpoint at step {integer(d.step)} failed: {d.reason}",
     "fault.detected": lambda d: (
-        f"fault {d.fault_id}: {d.kind}"
+        f"fault {d.kind}"
         + (f" on {d.node}" if d.node else "")
         + (f" at step {integer(d.step)}" if d.step is not None else "")
-        + f", detected after {fixed(d.detected_after_s / 60, 1)} min"
+        + f", detected after {fixed(d.detected_after_s / 60, 1)} min ({d.fault_id})"
     ),
     "fault.recovered": _fault_recovered,
     "slo.breached": lambda d: (
@@ -247,8 +252,10 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     "proposal.rejected": _proposal,
     "proposal.expired": _proposal,
     "proposal.executed": _proposal,
-    "gate.started": lambda d: f"gate {d.gate.gate_id} ({stage_label(d.gate.stage)}) started",
-    "gate.result": lambda d: f"gate {d.gate_id}: {gate_result_text(d.result, verdict=True)}",
+    "gate.started": lambda d: f"gate {stage_label(d.gate.stage)} started ({d.gate.gate_id})",
+    "gate.result": lambda d: (
+        f"gate result: {gate_result_text(d.result, verdict=True)} ({d.gate_id})"
+    ),
     "gate.passed": lambda d: _gate(d, "passed"),
     "gate.failed": lambda d: _gate(d, "failed"),
     "telemetry": lambda d: f"{stage_label(d.stage)} {_steps(d)} loss {_num(d.loss, 3)}",

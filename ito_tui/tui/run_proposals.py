@@ -132,9 +132,19 @@ class RunProposals:
         unseen = self.unseen()
         if not unseen:
             return entries
-        return [
-            e._replace(text=f"{e.text} unseen")
-            if e.type == "proposal.expired" and any(f"proposal {pid} " in e.text for pid in unseen)
-            else e
-            for e in entries
-        ]
+        return [_unseen(e) if _expired_id(e) in unseen else e for e in entries]
+
+
+def _expired_id(entry: LogEntry) -> str | None:
+    """The proposal an expiry line is about (its event's), else None."""
+    if entry.type != "proposal.expired":
+        return None
+    proposal = getattr(getattr(entry.event, "data", None), "proposal", None)
+    return getattr(proposal, "proposal_id", None)
+
+
+def _unseen(entry: LogEntry) -> LogEntry:
+    """`proposal (…) expired unseen (prop_…)`: the mark before the id that ends the line."""
+    text = entry.text
+    head, sep, tail = text.rpartition(" (")
+    return entry._replace(text=f"{head} unseen{sep}{tail}" if sep else f"{text} unseen")

@@ -65,10 +65,11 @@ def test_summaries_are_human_and_single_line() -> None:
     by_type = {}
     for e in showcase():
         by_type[e.type] = describe(e)
-    assert by_type["fault.recovered"].startswith("fault f1 (node_failure) recovered after 16.0 min")
+    assert by_type["fault.recovered"].startswith("fault node_failure recovered after 16.0 min")
+    assert by_type["fault.recovered"].endswith(" (f1)")  # the id last: a cut line keeps the news
     assert "escalated" in describe(showcase()[50])
     assert by_type["gate.failed"] == (
-        "gate gate_mid_train (mid-train) failed: bench0 acc 0.2 (needs >= 0.5)"
+        "gate mid-train failed: bench0 acc 0.2 (needs >= 0.5) (gate_mid_train)"
     )
     assert by_type["budget.warning"] == "budget 50% used: $15,000.00 of $30,000.00"
     assert all("\n" not in t for t in by_type.values())

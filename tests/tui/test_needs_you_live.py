@@ -156,5 +156,5 @@ async def test_a_proposal_that_expired_unseen_stays_on_the_runs_list(
             return [e.text for e in log.entries if e.type == "proposal.expired" and pid in e.text]
 
         await wait_for(pilot, lambda: bool(expiry()), 20, "the expiry in the event log")
-        assert expiry() == [f"proposal {pid} (rollback + skip) expired unseen"]
+        assert expiry() == [f"proposal (rollback + skip) expired unseen ({pid})"]
     assert [p.status for p in await proposals_of(sim.url, run_b)] != ["pending"]
