@@ -127,7 +127,13 @@ def _resync(s: RunState, ev: Any) -> RunState:
 def _stage_started(s: RunState, ev: Any) -> RunState:
     d = ev.data
     name = str(d.stage)
-    progress = StageProgress(total_steps=d.total_steps or 0, total_tokens=d.total_tokens or 0)
+    # A stage that trains says how far it will go; one that does not (data prep, the plan)
+    # has no progress, not `step 0` (its detail read `step 0 · 0/— tok`).
+    progress = (
+        StageProgress(total_steps=d.total_steps or 0, total_tokens=d.total_tokens or 0)
+        if d.total_steps or d.total_tokens
+        else None
+    )
     # Stage times are on the run's clock (`ev.at`), as a snapshot's are.
     stages = _update_stage(
         s.stages, name, state="running", started_at=ev.at, ended_at=None, progress=progress

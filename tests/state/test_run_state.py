@@ -14,6 +14,7 @@ from ito_tui.contract import EVENT_PAYLOADS, STAGE_ORDER, EventBase, Run, make_e
 from ito_tui.state import MAX_HISTORY, Rewind, RunState
 from ito_tui.state.fleet_events import MAX_NODES
 from ito_tui.state.reducers import HANDLERS
+from ito_tui.state.views import progress
 
 from .sequence import (
     FAILING,
@@ -204,6 +205,18 @@ def test_outcome(type_: str, failure: dict[str, Any] | None, outcome: str) -> No
     assert s.terminal and s.outcome == outcome
     pretrain = str(s.stages[3].state)
     assert pretrain == {"completed": "running", "cancelled": "cancelled"}.get(outcome, "failed")
+
+
+def test_a_stage_that_does_not_train_has_no_progress_and_one_that_does_starts_at_zero() -> None:
+    """The plan says no steps: between its end and pretrain's start the current stage is
+    the plan, whose detail read `step 0 · 0/— tok` from a progress made of nothing."""
+    s = fold(
+        [ev("stage.started", 1, {"stage": "plan"}), ev("stage.completed", 2, {"stage": "plan"})]
+    )
+    assert s.current_stage == "plan" and s.stage("plan").progress is None
+    assert progress(s).step is None
+    s = s.apply(ev("stage.started", 3, {"stage": "pretrain", "total_steps": 1200}))
+    assert progress(s).step == 0 and progress(s).total_steps == 1200
 
 
 def test_gate_result_for_an_unknown_gate_is_ignored() -> None:

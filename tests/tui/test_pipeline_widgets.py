@@ -21,6 +21,7 @@ from ito_tui.contract import STAGE_ORDER, Failure, Gate, Proposal, make_event
 from ito_tui.state import RunState
 from ito_tui.state.metrics import METRICS
 from ito_tui.tui.alerts import Alerter, terminal_title
+from ito_tui.tui.app import ItoApp
 from ito_tui.tui.screens.cancel import CancelRunModal
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.proposal import ProposalModal
@@ -214,8 +215,12 @@ async def proposal_modal(
         yield pilot, app.screen
 
 
-async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons() -> None:
+async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The script breaches an SLO (a toast) a moment before the proposal opens its modal.
+    # The toast lasts the test (a loaded machine took longer to settle than its 5 s).
+    monkeypatch.setattr(ItoApp, "NOTIFICATION_TIMEOUT", 600.0)
     client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with proposal_modal(client, notifications=True) as (pilot, modal):
         assert "SLO breached" in screen_text(pilot)  # still shown: nothing is lost
