@@ -6,9 +6,12 @@ says so and keeps what was drawn; `v` shows the spec diff with it."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from ito_tui.client import BackendUnavailable
 from ito_tui.tui import run_compare
@@ -34,6 +37,17 @@ def loss_rows(screen: PipelineScreen) -> list[str]:
     return screen.query_one(ChartStack).chart_text("loss")
 
 
+@asynccontextmanager
+async def on_the_run(client: CompareClient) -> AsyncIterator[tuple[Pilot[Any], PipelineScreen]]:
+    """The app over `client` at 120x40, settled on the run screen."""
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PipelineScreen)
+        yield pilot, screen
+
+
 async def pick(pilot: Any, query: str = "") -> RunPicker:
     """`c`, the list read, `query` typed, Enter."""
     await pilot.press("c")
@@ -48,11 +62,7 @@ async def pick(pilot: Any, query: str = "") -> RunPicker:
 
 async def test_a_picked_run_is_drawn_on_every_chart_and_named_in_the_legend() -> None:
     client = CompareClient(script=pretrain_script().events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_the_run(client) as (pilot, screen):
         assert REF_GLYPH not in "".join(loss_rows(screen)) and screen.reference is None
         picker = await pick(pilot)
         # This run is not offered; the runs list's others are, newest first.
@@ -69,7 +79,7 @@ async def test_a_picked_run_is_drawn_on_every_chart_and_named_in_the_legend() ->
         assert f"{REF_GLYPH} {REF_ID} (by tokens)" in caption(screen)
         # The spec diff with the reference.
         await pilot.press("v")
-        diff = app.screen
+        diff = pilot.app.screen
         assert isinstance(diff, SpecDiffScreen)
         await wait_for(pilot, lambda: diff.loaded, what="the spec diff")
         assert (diff.a_id, diff.b_id) == (RUN_ID, REF_ID)
@@ -87,11 +97,7 @@ async def test_a_picked_run_is_drawn_on_every_chart_and_named_in_the_legend() ->
 
 async def test_escape_leaves_the_reference_as_it_was() -> None:
     client = CompareClient(script=pretrain_script().events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_the_run(client) as (pilot, screen):
         await pilot.press("c")
         await pilot.press("escape")
         await pilot.pause()
@@ -102,30 +108,22 @@ async def test_enter_typed_ahead_of_the_runs_list_picks_the_first_match_once_rea
     """`c`, `ref`, Enter as fast as one types: the list is still being read, the filter
     matches nothing yet. Enter is kept and picks the match once the list is read."""
     client = CompareClient(script=pretrain_script().events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_the_run(client) as (pilot, screen):
         client.runs_read = read = asyncio.Event()  # the app's own first reads went through
         await pilot.press("c", *REF_ID[:7], "enter")
-        picker = app.screen
+        picker = pilot.app.screen
         assert isinstance(picker, RunPicker) and not picker.loaded
         status = str(picker.query_one("#run-picker-status").render())
         assert "Enter taken: the first match is drawn" in status
         read.set()
         await wait_for(pilot, lambda: screen.reference is not None, what="the reference")
-        assert app.screen is screen and screen.compare.run_id == REF_ID
+        assert pilot.app.screen is screen and screen.compare.run_id == REF_ID
 
 
 async def test_a_failed_fetch_says_so_and_keeps_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(run_compare, "REFRESH_S", 0.05)
     client = CompareClient(script=pretrain_script().events, others={REF_ID: ref_run("running")})
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_the_run(client) as (pilot, screen):
         await pick(pilot)
         await wait_for(pilot, lambda: screen.reference is not None, what="the reference")
         first = screen.reference
@@ -147,11 +145,7 @@ async def test_a_failed_fetch_says_so_and_keeps_the_last(monkeypatch: pytest.Mon
 async def test_a_finished_reference_is_fetched_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(run_compare, "REFRESH_S", 0.05)
     client = CompareClient(script=pretrain_script().events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_the_run(client) as (pilot, screen):
         await pick(pilot)
         await wait_for(pilot, lambda: screen.compare.fetches == 1, what="the fetch")
         await pilot.pause(0.3)
@@ -162,11 +156,7 @@ async def test_a_first_fetch_that_fails_draws_nothing_and_says_so() -> None:
     client = CompareClient(
         script=pretrain_script().events, reference_error=BackendUnavailable("connection refused")
     )
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_the_run(client) as (pilot, screen):
         await pick(pilot)
         await wait_for(pilot, lambda: screen.compare.error is not None, what="the failure")
         await settle(pilot)
@@ -178,11 +168,7 @@ async def test_a_first_fetch_that_fails_draws_nothing_and_says_so() -> None:
 
 async def test_an_open_metric_charted_later_is_fetched_for_the_reference_too() -> None:
     client = CompareClient(script=pretrain_script().events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PipelineScreen)
+    async with on_the_run(client) as (pilot, screen):
         await pick(pilot)
         await wait_for(pilot, lambda: screen.compare.fetches == 1, what="the fetch")
         screen.query_one(TelemetryPanel).toggle_extra("loss_metrics/global_avg_loss")

@@ -3,7 +3,7 @@ the hidden tab's stream, Enter on a fault, a hostile log, filters, search and er
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from textual.pilot import Pilot
@@ -90,13 +90,19 @@ async def test_follow_pauses_on_scroll_up_says_so_and_resumes_on_end() -> None:
         assert "late line 5" in shown_texts(pane)[view.bottom_index - view.top_index]
 
 
+def minutes_from(start: datetime) -> list[LogLine]:
+    """300 lines a minute apart on the run's clock (`sim_ts`) from `start` on."""
+    return [
+        log_line(i, NOW, f"line {i}", sim_ts=(start + timedelta(minutes=i)).isoformat())
+        for i in range(1, 301)
+    ]
+
+
 async def test_the_caption_names_the_day_of_the_top_row_when_it_is_not_today() -> None:
     """A row says only its time of day: a pane left open for days, or a demo's clock days
     ahead (`sim_ts`), says from which day the rows are, and follows a scroll."""
     ahead = NOW + timedelta(days=2, hours=1)  # Dec 2 00:00 against the app's Nov 29
-    lines = [log_line(i, NOW, f"line {i}", sim_ts=(ahead + timedelta(minutes=i)).isoformat())
-             for i in range(1, 301)]  # fmt: skip
-    client = FakeLogsClient(script=pretrain_script().events, log_lines=lines)
+    client = FakeLogsClient(script=pretrain_script().events, log_lines=minutes_from(ahead))
     async with logs_app(client).run_test(size=(120, 40)) as pilot:
         pane = await open_logs(pilot)
         view = pane.view
@@ -107,9 +113,7 @@ async def test_the_caption_names_the_day_of_the_top_row_when_it_is_not_today() -
         assert caption(pilot).startswith("paused — End to follow, 0 new · from Dec 2 00:01 UTC")
     # Rows on screen that cross midnight name both days.
     late = NOW + timedelta(days=2, minutes=50)  # Dec 1 23:50
-    lines = [log_line(i, NOW, f"line {i}", sim_ts=(late + timedelta(minutes=i)).isoformat())
-             for i in range(1, 301)]  # fmt: skip
-    client = FakeLogsClient(script=pretrain_script().events, log_lines=lines)
+    client = FakeLogsClient(script=pretrain_script().events, log_lines=minutes_from(late))
     async with logs_app(client).run_test(size=(120, 40)) as pilot:
         pane = await open_logs(pilot)
         view = pane.view
