@@ -232,6 +232,18 @@ async def test_a_toast_raised_before_the_proposal_modal_never_covers_its_buttons
                     assert widget is button, (str(button.label), type(widget).__name__)
 
 
+async def test_a_loss_paint_that_reaches_a_closing_modal_is_dropped() -> None:
+    """Two operators at once: the modal closes (its children go first) while the run's
+    loss is painted into it. The paint found no chart and raised, ending the app."""
+    client = FakeRunClient(script=pretrain_script(spike=True).events)
+    async with proposal_modal(client) as (pilot, modal):
+        assert modal.live_loss and modal.loss is not None
+        await modal.query_one("#proposal-loss").remove()
+        modal.loss = None  # what `RunProposals.paint_loss` does on the next repaint
+        await pilot.pause()
+        assert pilot.app.screen is modal
+
+
 async def test_text_typed_on_a_button_becomes_the_comment_sent_with_the_decision() -> None:
     client = FakeRunClient(script=pretrain_script(spike=True).events)
     async with proposal_modal(client, (120, 40)) as (pilot, modal):

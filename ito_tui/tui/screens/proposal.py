@@ -175,7 +175,9 @@ class ProposalModal(DecidingModal):
 
     def watch_loss(self, view: ChartView | None) -> None:
         if self.live_loss and self.is_mounted:
-            self.query_one("#proposal-loss", TextSparkline).view = view
+            # None while the modal closes (its children go first): a paint then is dropped.
+            for chart in self.query("#proposal-loss").results(TextSparkline):
+                chart.view = view
 
     def on_text_sparkline_resized(self, event: TextSparkline.Resized) -> None:
         event.stop()
