@@ -278,7 +278,8 @@ async def test_stream_survives_backend_restart(tmp_path: Path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = SimProcess(tmp_path / "sim.db", port=port, speed=20_000, scenario="happy", heartbeat=1)
+    # 10,000x: at 20,000x a loaded machine's run once ended before the kill (no reconnect).
+    proc = SimProcess(tmp_path / "sim.db", port=port, speed=10_000, scenario="happy", heartbeat=1)
     url = proc.start()
     try:
         run_id = await start_run(url, "happy")
@@ -287,6 +288,7 @@ async def test_stream_survives_backend_restart(tmp_path: Path):
             screen = await shown_pipeline(pilot, app)
             seen = record_seqs(screen)
             await wait_for(pilot, lambda: len(seen) > 20, 30, "events flowing")
+            assert not screen.run_state.terminal, "the run ended before the backend was killed"
             proc.kill()
             await wait_for(
                 pilot,
