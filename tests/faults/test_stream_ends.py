@@ -169,7 +169,12 @@ async def test_the_pipeline_does_not_call_a_204_the_end_and_shows_the_outcome(
     app, _ = live_app(t.url, run_id, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await shown_pipeline(pilot, app)
-        await wait_for(pilot, lambda: "reconnecting" in screen.connection, 15, "a reconnect")
+        try:
+            await wait_for(pilot, lambda: "reconnecting" in screen.connection, 15, "a reconnect")
+        except AssertionError as exc:  # re-raised with what the header said (a flake's clue)
+            raise AssertionError(
+                f"{exc}; connection {screen.connection!r}, state {screen.run_state.state}"
+            ) from exc
         assert not screen.run_state.terminal
         assert "ended" not in screen.connection
         await wait_for(pilot, lambda: screen.run_state.terminal, 30, "the run's end by snapshot")
