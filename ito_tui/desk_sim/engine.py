@@ -8,7 +8,7 @@ server can commit it with the events it produced in one transaction.
 from __future__ import annotations
 
 import copy
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -258,14 +258,22 @@ class Engine(IncidentFlow):
     # ------------------------------------------------------------ time
 
     def advance(self, until: float, now: datetime) -> None:
-        """Handle every queued item due at or before simulated time `until`."""
-        self.now = now
+        """Handle every queued item due at or before simulated time `until`.
+
+        Each item is stamped (events, samples) at the wall moment it was due, `now` less
+        its lead over `until` at this pace: a tick that came late (a loaded machine) has
+        many items to catch up on, and a real trainer's samples each carry their own time,
+        not one shared by a burst. The stamps never go back, nor beyond `now`.
+        """
         handled = 0
         pace = self.speed()
+        first = self.now
         queue: list[list[Any]] = self.s["queue"]
         while queue and queue[0][0] <= until and handled < MAX_ITEMS_PER_ADVANCE:
             at, _n, kind, args = queue.pop(0)
             self.t = float(at)
+            lead = timedelta(seconds=min((until - self.t) / max(pace, 1e-9), 86_400.0))
+            self.now = min(now, max(first, now - lead))
             handled += 1
             if self.state == "cancelling" and kind != "cancel_finish":
                 continue
@@ -281,6 +289,7 @@ class Engine(IncidentFlow):
                 until = self.t
                 break
         self.t = max(self.t, until) if handled < MAX_ITEMS_PER_ADVANCE else self.t
+        self.now = now
         if not self.done:
             self.s["clock"] = self.t
             self.s["remaining_usd"] = float(self.rate_usd_per_s()) * self.remaining_s()

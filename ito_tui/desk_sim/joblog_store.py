@@ -181,7 +181,8 @@ class JobLog:
         ctx = context_of(state)
         lines: list[JsonDict] = []
         if state.get("scenario") == FLOOD_SCENARIO:
-            lines += self._flood(run_id, state, ctx)
+            first = min((event.ts for event in events), default=None)
+            lines += self._flood(run_id, state, ctx, first)
         for event in events:
             data = event.data.model_dump(mode="json") if hasattr(event, "data") else {}
             lines += lines_for(
@@ -201,13 +202,16 @@ class JobLog:
         """Whether `run_id` is a live `log-flood` run (its lines are due every tick)."""
         return run_id in self._flood_from
 
-    def _flood(self, run_id: str, state: JsonDict, ctx: LogContext) -> list[JsonDict]:
+    def _flood(
+        self, run_id: str, state: JsonDict, ctx: LogContext, first: datetime | None
+    ) -> list[JsonDict]:
         """`log-flood`: the debug lines every rank wrote since the last record (wall clock).
 
         They go first in the commit, stamped (wall) between the last record's engine time
-        and this one's (`updated_at`, the `ts` of the events this commit carries) and at
-        the last record's simulated time, so both clocks stay in seq order. How many is
-        the monotonic time elapsed times the rate.
+        and this one's (`updated_at`), or the `ts` of the first event this commit carries
+        when that is earlier (an event is stamped when it was due, within the tick), and
+        at the last record's simulated time, so both clocks stay in seq order. How many
+        is the monotonic time elapsed times the rate.
         """
         mono = time.monotonic()
         run = state["run"]
@@ -224,6 +228,6 @@ class JobLog:
             first_seq=self.store.last_seq(run_id) + 1,
             elapsed_s=mono - last[0],
             since=last[1],
-            until=wall,
+            until=wall if first is None else max(last[1], min(wall, first)),
             sim_ts=last[2],
         )

@@ -80,7 +80,10 @@ async def test_a_diverged_loss_shows_finite_then_nan_then_infinity(
         # land after any fixed pause, so wait for it (bounded, as every wait: 10 s ran out
         # once in a whole-suite run on a slow 2-core machine) before reading the row.
         await wait_for(
-            pilot, lambda: POS_INF_GLYPH in chart_cells(app, "loss"), 30, "the +inf tail drawn"
+            pilot,
+            lambda: POS_INF_GLYPH in chart_cells(app, "loss"),
+            30,
+            lambda: f"the +inf tail drawn; the loss chart shows {chart_rows(app, 'loss')}",
         )
         cells = chart_cells(app, "loss")
         assert NAN_GLYPH in cells and POS_INF_GLYPH in cells, cells

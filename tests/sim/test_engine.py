@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -95,3 +95,23 @@ def test_stages_follow_the_spec(overrides: dict[str, Any], ran: set[str],
     assert all(s.goodput.ml_productivity_frac <= s.goodput.runtime_frac for s in samples)
     spends = [s.spend_usd for s in samples]
     assert spends == sorted(spends)
+
+
+def test_a_late_tick_stamps_each_item_when_it_was_due_not_all_at_once() -> None:
+    """A tick that comes 60 s late (a loaded machine) catches up on a minute of samples:
+    each carries the wall moment it was due, in order, within the tick, so a chart spreads
+    them over that minute instead of stacking them in one column."""
+    engine = engine_for("happy", approval_speed=None)
+    wall = NOW
+    engine.advance(float(engine.s["clock"]) + 0.5 * engine.speed(), wall)
+    engine.drain()
+    late = wall + timedelta(seconds=60)
+    engine.advance(float(engine.s["clock"]) + 60 * engine.speed(), late)
+    events = engine.drain()[0]
+    stamps = [e.ts for e in events]
+    samples = [getattr(e, "data").ts for e in events if e.type == "telemetry"]  # noqa: B009
+    assert len(samples) > 10
+    assert stamps == sorted(stamps) and wall <= stamps[0] and stamps[-1] <= late
+    assert samples == sorted(samples) and len(set(samples)) == len(samples)
+    assert samples[-1] - samples[0] > timedelta(seconds=30), (samples[0], samples[-1])
+    assert engine.now == late  # the tick itself (the run's updated_at) is the late wall time

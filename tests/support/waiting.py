@@ -13,10 +13,11 @@ async def wait_for(
     pilot: Pilot[Any],
     predicate: Callable[[], object],
     timeout: float = 30.0,  # noqa: ASYNC109 - a deadline in the app's loop time
-    what: str = "",
+    what: str | Callable[[], str] = "",
 ) -> None:
     """Pump the app until `predicate()` holds, then once more (so what it waited for is
-    drawn); fails the test after `timeout` seconds, naming `what` it waited for.
+    drawn); fails the test after `timeout` seconds, naming `what` it waited for (a callable
+    `what` is asked then, so the failure can say what the screen showed instead).
 
     A bound, not a timed assertion: a loaded machine gets the whole of it.
     """
@@ -24,6 +25,7 @@ async def wait_for(
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or predicate}")
+            said = what() if callable(what) else what
+            raise AssertionError(f"timed out waiting for {said or predicate}")
         await pilot.pause(0.05)
     await pilot.pause()
