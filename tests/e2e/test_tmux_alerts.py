@@ -126,6 +126,15 @@ def start_nested(
     return outer, recorded
 
 
+def wait_recorded(recorded: Path, sequence: str, timeout: float) -> None:
+    """Until the outer terminal has received `sequence` (or the timeout ends)."""
+    deadline = time.monotonic() + timeout
+    while sequence not in recorded.read_bytes().decode("utf-8", "replace"):
+        if time.monotonic() > deadline:
+            return  # the caller's assertions say what was received instead
+        time.sleep(0.2)
+
+
 def submit_showcase(inner: Inner) -> None:
     """From the booking picker to a submitted run, as test_tmux_demo types it."""
     inner.wait_for("bk_h100_8n_eth", timeout=30)
@@ -167,7 +176,14 @@ def test_the_proposal_reaches_the_outer_terminal_once_through_passthrough(
     submit_showcase(inner)
     screen = inner.wait_for("NEEDS APPROVAL", timeout=40)
     assert "Roll back" in screen  # the proposal's modal: the pipeline opened it
-    time.sleep(1.5)  # the other source (the watcher) has seen it by now too
+    # The pipeline sends it as the proposal arrives; on a loaded machine the pipeline can
+    # attach after that (it then only shows the modal) and the watcher's next poll (10 s)
+    # sends it: wait for the first, then give the other source time to send it again.
+    wait_recorded(recorded, sequence, timeout=30)
+    deadline = time.monotonic() + 15  # the alert command: a Python that starts, loaded
+    while not list(hook_out.glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.5)
     raw = recorded.read_bytes().decode("utf-8", "replace")
     shown = [chunk for chunk in raw.split("\x07") if "Needs approval" in chunk]
     assert raw.count(sequence) == 1, shown
