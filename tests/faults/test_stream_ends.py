@@ -29,6 +29,7 @@ from tests.tui.pipeline_live import live_app, shown_pipeline, start_run, wait_fo
 from .conftest import Tampered
 from .hostile import raw_controls, run_cli
 from .restored import TS, RestoredRun
+from .test_injection import pending_proposal
 from .test_reconnect_storms import EVENTS, SNAPSHOT, follow_for
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
@@ -160,28 +161,35 @@ def test_a_flapping_stream_is_reported_once_then_summarised(
 async def test_the_pipeline_does_not_call_a_204_the_end_and_shows_the_outcome(
     tampered: Any, tmp_path: Path
 ) -> None:
-    # The run lasts ~20 s: long enough to be running when a loaded machine's app first
-    # connects (at 40,000x, and once at 20,000x on a slow machine, it ended first, and
-    # then a 204 rightly closes the view).
-    t: Tampered = tampered(speed=10_000.0)
-    run_id = await start_run(t.url, "happy")
+    # The run waits for a person (a loss-spike proposal, its clock at 5x) until the app
+    # has seen the 204s, then goes on at 10,000x to its end: however late a loaded
+    # machine's app first connects, the run is running then (racing a run of ~20 s, one
+    # once ended first, and then a 204 rightly closes the view).
+    t: Tampered = tampered(speed=10_000.0, approval_speed=5.0)
+    run_id = await start_run(t.url, "loss-spike")
+    waiting = await pending_proposal(t.url, run_id)
     t.tamper.answer(EVENTS + "$", lambda i: (204, {}))
     app, _ = live_app(t.url, run_id, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await shown_pipeline(pilot, app)
-        try:
-            await wait_for(pilot, lambda: "reconnecting" in screen.connection, 15, "a reconnect")
-        except AssertionError as exc:  # re-raised with what the header said (a flake's clue)
-            raise AssertionError(
-                f"{exc}; connection {screen.connection!r}, state {screen.run_state.state}"
-            ) from exc
+        await wait_for(
+            pilot,
+            lambda: "reconnecting" in screen.connection,
+            30,
+            lambda: f"a reconnect; connection {screen.connection!r}, {screen.run_state.state}",
+        )
         assert not screen.run_state.terminal
         assert "ended" not in screen.connection
+        async with ItoClient(t.url, token=SecretStr("s3cret")) as client:
+            await client.reject(waiting.proposal_id, comment="the 204 test goes on")
         await wait_for(pilot, lambda: screen.run_state.terminal, 30, "the run's end by snapshot")
         await wait_for(pilot, lambda: screen.connection.startswith("closed"), 5, "closed")
         assert screen.connection == "closed · run completed"
         assert screen.run_state.outcome == "completed"
         assert all(str(s.state) != "running" for s in screen.run_state.stages)
+        if app.screen is not screen:  # the proposal's modal, opened with the run: closed
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, 5, "the modal closed")
         await pilot.press("3")
         await pilot.pause(0.2)
         assert app.is_running
