@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOSS_LABELS",
+    "UNDER_WAY",
     "ChartView",
     "Marker",
     "MarkerKind",
@@ -45,6 +46,9 @@ __all__ = [
 
 MarkerKind = Literal["rewind", "fault", "recovery", "checkpoint", "gate"]
 MARKER_KINDS: frozenset[str] = frozenset(get_args(MarkerKind))
+
+UNDER_WAY = frozenset({"running", "paused", "gate_eval"})
+"""The stage statuses with an ETA (a stage over, or not begun, has none)."""
 
 LOSS_LABELS = {"sft": "SFT loss", "dpo": "DPO loss", "rlvr": "RL loss"}
 """The loss chart's label in a post-training stage (pretraining's is "loss")."""
@@ -334,6 +338,9 @@ def progress(state: RunState) -> Progress:
     name = state.current_stage
     stage = state.stage(name) if name is not None else None
     p = stage.progress if stage is not None else None
+    # Between a stage's end and the next one's start it is still the current stage: over,
+    # it has no ETA (the stage list and the detail pane show none either).
+    over = state.terminal or stage is None or str(stage.state) not in UNDER_WAY
     budget = state.spend.budget_usd if state.spend is not None else None
     if budget is None and state.spec is not None:
         budget = state.spec.budget_usd
@@ -341,7 +348,7 @@ def progress(state: RunState) -> Progress:
         stage=name,
         step=None if p is None else p.step,
         total_steps=None if p is None or not p.total_steps else p.total_steps,
-        eta_s=None if p is None or state.terminal else p.eta_s,
+        eta_s=None if p is None or over else p.eta_s,
         usd_spent=state.usd_spent,
         budget_usd=budget,
         state=state.state,

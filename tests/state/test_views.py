@@ -247,6 +247,19 @@ def test_a_finished_run_has_no_eta() -> None:
     assert t.progress().eta_s is None and t.progress().state == "completed"
 
 
+def test_a_stage_that_is_over_has_no_eta_while_it_is_still_the_current_one() -> None:
+    """Between pretrain's end and the next stage's start the run's step is pretrain's last,
+    without an ETA: the strip said `ETA 0s` where the list and the detail said none."""
+    t = RunTracker(snapshot())
+    t.feed(ev("stage.started", 1, {"stage": "pretrain", "total_steps": 1000}))
+    p = {"step": 1000, "total_steps": 1000, "frac": 1.0, "eta_s": 0.0}
+    t.feed(ev("stage.progress", 2, {"stage": "pretrain", "progress": p}))
+    assert t.progress().eta_s == 0.0
+    t.feed(ev("stage.completed", 3, {"stage": "pretrain"}))
+    got = t.progress()
+    assert (got.stage, got.step, got.eta_s, got.state) == ("pretrain", 1000, None, "running")
+
+
 def test_the_same_run_gives_the_same_progress_whichever_way_it_arrived() -> None:
     stages = [
         {

@@ -21,14 +21,14 @@ from textual.widget import Widget
 from ito_tui.contract import STAGE_ORDER
 from ito_tui.format import count, percent, progress_text, stage_label, status_label
 from ito_tui.state.projection import Projection
-from ito_tui.state.views import StageView
+from ito_tui.state.views import UNDER_WAY, StageView
 
 from .runfmt import STATE_GLYPHS, bar, elapsed
 
 GATE_WORDS = {"passed": "gate✓", "failed": "gate✗", "running": "gate…", "pending": "gate·"}
 WORD_WIDTH = 9
 """The widest status word column (`gate eval`, `cancelled`)."""
-EXPANDED = frozenset({"running", "paused", "gate_eval"})
+EXPANDED = UNDER_WAY
 """Statuses whose stage shows its progress bar and step under its line."""
 
 
