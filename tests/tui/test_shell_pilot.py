@@ -81,7 +81,11 @@ async def fresh_estimate(pilot: Any, form: SpecFormScreen) -> EstimatePanel:
     await wait_for(
         pilot,
         lambda: panel.estimate is not None and not panel.stale and form.estimated_spec == form.spec,
-        what="a fresh estimate",
+        what=lambda: (
+            f"a fresh estimate; estimate {panel.estimate is not None}, stale {panel.stale}, "
+            f"error {panel.error!r}, workers {[(w.group, w.state.name) for w in form.workers]}, "
+            f"estimated {form.estimated_spec!r}, the form's {form.spec!r}"
+        ),
     )
     return panel
 
