@@ -65,7 +65,7 @@ class Tamper:
         self._event_hook: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self._revoke_after: int | None = None
         self.events_sent = 0
-        self._answers: list[tuple[re.Pattern[str], Answer, list[int]]] = []
+        self._answers: list[tuple[re.Pattern[str], Answer, list[int], tuple[str, ...]]] = []
         self._sse_retry: int | str | None = None
         self._flap_s: float | None = None
         self.flaps = 0
@@ -105,8 +105,8 @@ class Tamper:
         """
         self._burst = (n, make, when)
 
-    def answer(self, pattern: str, fn: Answer) -> None:
-        self._answers.append((re.compile(pattern), fn, [0]))
+    def answer(self, pattern: str, fn: Answer, *, methods: tuple[str, ...] = ("GET",)) -> None:
+        self._answers.append((re.compile(pattern), fn, [0], methods))
 
     def sse_retry(self, ms: int | str) -> None:
         self._sse_retry = ms
@@ -149,7 +149,7 @@ class Tamper:
             )
             await send({"type": "http.response.body", "body": body})
             return
-        if method == "GET" and await self._answered(path, send):
+        if await self._answered(method, path, send):
             return
         rewrites = [
             fn for pattern, fn, verbs in self._breaks if method in verbs and pattern.search(path)
@@ -175,9 +175,9 @@ class Tamper:
             return
         await self.inner(scope, receive, _Rewriter(self, send, rewrites).send)
 
-    async def _answered(self, path: str, send: Send) -> bool:
-        for pattern, fn, count in self._answers:
-            if not pattern.search(path):
+    async def _answered(self, method: str, path: str, send: Send) -> bool:
+        for pattern, fn, count, methods in self._answers:
+            if method not in methods or not pattern.search(path):
                 continue
             index = count[0]
             count[0] += 1

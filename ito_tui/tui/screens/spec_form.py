@@ -248,13 +248,20 @@ class SpecFormScreen(Screen[None]):
 
     @work(group="estimate", exclusive=True, exit_on_error=False)
     async def _estimate(self, spec: TrainingSpec) -> None:
-        """Debounced: a newer call cancels this one while it sleeps or waits."""
+        """Debounced: a newer call cancels this one while it sleeps or waits. A backend that
+        gave no answer is asked again (`client.patience`) until it answers or the form
+        changes, the panel saying so: a filled form never waits on an edit to be estimated."""
         from ito_tui.client import CapabilityMissing, ItoError, ValidationFailed
+        from ito_tui.client.patience import until_answered
 
         await asyncio.sleep(DEBOUNCE_S)
         panel = self.query_one(EstimatePanel)
+
+        def waiting(problem: str, seconds: float) -> None:
+            panel.error = f"{problem}; asking again in {seconds:.0f} s"
+
         try:
-            estimate = await shell(self).client.estimate(spec)
+            estimate = await until_answered(lambda: shell(self).client.estimate(spec), waiting)
         except ValidationFailed as exc:
             self._server.update(server_errors(errors=exc.errors))
             panel.error = "the backend rejected a field (see the form)"
