@@ -50,8 +50,12 @@ async def test_an_estimate_without_an_answer_is_asked_again_once_a_second_at_mos
         form = await open_booking(pilot, "bk_h100_1n")
         assert isinstance(form, SpecFormScreen)
         # All at once, as a paste would: one spec, so every POST below is for it.
-        values = {"model_size": "1.5B", "data_ref": "catalog://fineweb-edu@1.3"}
-        for name, text in {**values, "budget_usd": "50000"}.items():
+        typed = {
+            "model_size": "1.5B",
+            "data_ref": "catalog://fineweb-edu@1.3",
+            "budget_usd": "50000",
+        }
+        for name, text in typed.items():
             form.query_one(f"#f-{name}", Input).value = text
         panel = form.query_one(EstimatePanel)
         await wait_for(
