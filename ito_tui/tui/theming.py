@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ito_tui.tui import themes
-from ito_tui.tui.textual_private import KeysInOrder
+from ito_tui.tui.textual_private import KeysInOrder, share_parsed_css
 
 ReturnType = TypeVar("ReturnType")
 
@@ -20,6 +20,7 @@ class ThemedApp(KeysInOrder[ReturnType]):
     def __init__(self, wanted: str) -> None:
         self._themes = themes.load_themes(theme_dirs())
         super().__init__()
+        share_parsed_css(self)
         # Before the first frame, so it is painted in the chosen theme.
         for theme in self._themes.themes.values():
             self.register_theme(theme)

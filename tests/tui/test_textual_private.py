@@ -31,6 +31,7 @@ from ito_tui.tui.textual_private import (
     TEXTUAL_VERSION,
     KeysInOrder,
     QuietLinuxDriver,
+    SharedRulesStylesheet,
     with_terminal,
     write_to_terminal,
 )
@@ -45,6 +46,15 @@ REPLACED = {
     # KeysInOrder wraps this one: it relies on priority bindings running in it and on the
     # key being forwarded to the focused widget from it (`Key.is_forwarded`).
     "textual.app.App.on_event": "3dbf14d694916fe3",
+    # SharedRulesStylesheet replaces these two (a fresh stylesheet of its own class) and
+    # wraps the third (its cache first).
+    "textual.css.stylesheet.Stylesheet.reparse": "dd193eb05f8baeb5",
+    "textual.css.stylesheet.Stylesheet.copy": "5364e49bbbdce0ca",
+    "textual.css.stylesheet.Stylesheet._parse_rules": "2f1c2d220b672d1b",
+    # preset_footer_key sets before mounting what this watcher and the data binding in
+    # this compose would set: the keys but the palette's bound to the footer's `compact`.
+    "textual.widgets._footer.FooterKey._watch_compact": "d2fa36af728768bb",
+    "textual.widgets._footer.Footer.compose": "8514ae6622cb1844",
 }
 
 
@@ -87,6 +97,9 @@ def test_the_private_names_it_uses_exist_with_the_signatures_used() -> None:
     assert isinstance(events.Key("a", "a").is_forwarded, bool)
     assert inspect.signature(MessagePump.call_later).return_annotation in (bool, "bool")
     assert KeysInOrder.on_event is not App.on_event
+    sheet = SharedRulesStylesheet()
+    for name in ("_variables", "_invalid_css", "_rules", "_rules_map", "_require_parse"):
+        assert hasattr(sheet, name), name
 
 
 async def test_write_to_terminal_reaches_the_driver_of_a_running_app(
@@ -161,3 +174,140 @@ async def test_the_quiet_driver_reads_keys_and_stops_when_told(
         stdin.close()
         os.close(read_fd)
         os.close(write_fd)
+
+
+# ------------------------------------------------------------ CSS parsed once
+
+
+def _sheet(css: str, variables: dict[str, str] | None = None) -> SharedRulesStylesheet:
+    sheet = SharedRulesStylesheet(variables=variables)
+    sheet.add_source(css, read_from=("test", "css"))
+    sheet.parse()
+    return sheet
+
+
+def _parsed_by_textual(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The CSS texts Textual's own parser is asked to parse from now on."""
+    from textual.css import stylesheet
+
+    asked: list[str] = []
+    real_parse = stylesheet.parse
+
+    def parse(scope: str, css: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(css)
+        return real_parse(scope, css, *args, **kwargs)
+
+    monkeypatch.setattr(stylesheet, "parse", parse)
+    return asked
+
+
+def test_css_is_parsed_once_per_process_and_again_for_new_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked = _parsed_by_textual(monkeypatch)
+    css = f"Label.t{os.getpid()}x {{ color: $shade; }}"
+    first = _sheet(css, {"shade": "red"})
+    second = _sheet(css, {"shade": "red"})
+    # Textual's reparse parses into a fresh stylesheet: the shared rules survive that too.
+    second.reparse()
+    assert asked == [css]
+    assert second.rules == first.rules and second.rules[0] is first.rules[0]
+    # Other variables are other rules: a theme change is parsed and applied.
+    second.set_variables({"shade": "blue"})
+    second.reparse()
+    assert asked == [css, css]
+    colours = [sheet.rules[0].styles.color for sheet in (first, second)]
+    assert [c.hex if c else None for c in colours] == ["#FF0000", "#0000FF"]
+
+
+def test_css_with_errors_is_refused_by_every_stylesheet_that_shares_it() -> None:
+    # Rules with errors are shared like any (as Textual's own cache keeps them); each
+    # stylesheet still refuses them, with the error, and a bad token is kept by nobody.
+    from textual.css.stylesheet import StylesheetParseError
+    from textual.css.tokenizer import TokenError
+
+    declaration = f"Label.t{os.getpid()}y {{ colour: red; }}"
+    for _ in range(2):
+        with pytest.raises(StylesheetParseError) as refused:
+            _sheet(declaration)
+        assert "colour" in str(refused.value.errors.rules[0].errors)
+    token = f"Label.t{os.getpid()}z {{ color: red; "
+    for _ in range(2):
+        with pytest.raises(TokenError):
+            _sheet(token)
+    assert not [key for key in textual_private._parsed if key[0] == token]
+
+
+def test_the_shared_rules_are_bounded_oldest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(textual_private, "PARSED_LIMIT", 3)
+    monkeypatch.setattr(textual_private, "_parsed", {})
+    asked = _parsed_by_textual(monkeypatch)
+    sources = [f"Label.t{n} {{ color: red; }}" for n in range(4)]
+    for css in sources:
+        _sheet(css)
+    _sheet(sources[3])
+    _sheet(sources[0])  # the oldest, let go when the fourth came
+    assert len(textual_private._parsed) == 3
+    assert asked == [*sources, sources[0]]
+
+
+async def test_the_app_shares_parsed_css_and_a_theme_change_still_restyles() -> None:
+    from textual.widgets import Label
+
+    from ito_tui.tui.theming import ThemedApp
+
+    class Themed(ThemedApp[None]):
+        CSS = "Label { background: $primary; }"
+
+        def compose(self) -> Any:
+            yield Label("x")
+
+    app = Themed("ito-dark")
+    assert isinstance(app.stylesheet, SharedRulesStylesheet)
+    async with app.run_test() as pilot:
+        label = app.query_one(Label)
+        dark = label.styles.background
+        app.theme = "ito-light"
+        await pilot.pause(0.1)
+        assert isinstance(app.stylesheet, SharedRulesStylesheet)
+        assert label.styles.background != dark
+        assert label.styles.background == app.current_theme.to_color_system().primary
+
+
+# ------------------------------------------------------------ footer keys
+
+
+@pytest.mark.parametrize("compact", [False, True])
+async def test_footer_keys_mount_with_the_footers_compact_and_are_not_restyled(
+    monkeypatch: pytest.MonkeyPatch, compact: bool
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    from ito_tui.tui.widgets.steady_footer import SteadyFooter
+
+    restyled: list[object] = []
+    real_update = App.update_styles
+
+    def update_styles(self: App[Any], node: Any, animate: bool = True) -> None:
+        restyled.append(node)
+        real_update(self, node, animate)
+
+    monkeypatch.setattr(App, "update_styles", update_styles)
+
+    class Keys(App[None]):
+        BINDINGS = [("q", "quit", "Quit"), ("h", "help", "Help")]
+
+        def compose(self) -> Any:
+            yield SteadyFooter(compact=compact)
+
+    app = Keys()
+    async with app.run_test() as pilot:
+        await pilot.pause(0.1)
+        keys = {key.key: key for key in app.query(FooterKey)}
+        assert sorted(keys) == ["ctrl+p", "h", "q"]
+        for name in ("q", "h"):
+            assert keys[name].compact is compact
+            assert keys[name].has_class("-compact") is compact
+        # The palette's key is Textual's compact one either way.
+        assert keys["ctrl+p"].compact and keys["ctrl+p"].has_class("-compact")
+        assert not [node for node in restyled if node in (keys["q"], keys["h"])]

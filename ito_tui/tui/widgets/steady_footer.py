@@ -8,7 +8,9 @@ runs list at every cursor move, the run screen as proposals come and go): ten re
 boot the app on a run, one per keystroke on the runs list. This footer compares what
 `Screen.active_bindings` would show (each binding, whether it is enabled, its tooltip) with
 what it showed last and rebuilds only on a difference: three rebuilds to boot, none while
-the cursor moves. Written against Textual 8.2.8, where `Footer.bindings_changed` is the
+the cursor moves. Its keys are made with the footer's `compact` already set, so that none
+is restyled twice as it mounts (`textual_private.preset_footer_key`). Written against
+Textual 8.2.8, where `Footer.bindings_changed` is the
 screen signal's subscriber and rebuilds with `recompose`; tests/tui/test_steady_footer.py
 checks both halves (no rebuild for the same bindings, the new keys for new ones).
 """
@@ -17,8 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+
+from ito_tui.tui.textual_private import preset_footer_key
 
 __all__ = ["SteadyFooter"]
 
@@ -30,6 +35,11 @@ class SteadyFooter(Footer):
         super().__init__(*args, **kwargs)
         self.shown: tuple[object, ...] | None = None
         """The bindings last shown: (binding, enabled, tooltip) for each active one."""
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            preset_footer_key(widget, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         # Textual rebuilds only for the screen on top while the app has focus; the
