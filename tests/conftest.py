@@ -27,7 +27,6 @@ SLOW_TESTS = (
     # in a whole-suite run at 490f484): each is as much as 150 of the inner loop's tests.
     "tests/sim/test_schemathesis.py::test_the_simulator_conforms",  # 14.5 s
     "tests/test_bench_smoke.py::test_quick_",  # 4.6 and 8.1 s: real benchmarks, quick mode
-    "tests/test_bench_smoke.py::test_a_run_measures_ito_tui_byte_compiled",  # 4.9 s
     "tests/state/test_properties.py::",  # 8.0 and 3.1 s: 150 and 120 examples
     "tests/state/test_logbuffer.py::test_memory_stops_growing",  # 7.1 s
     "tests/sim/test_telemetry.py::test_a_million_samples",  # 6.1 s

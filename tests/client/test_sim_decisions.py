@@ -48,10 +48,13 @@ async def test_reused_idempotency_key_with_other_body_is_refused(sim: Any) -> No
 async def test_racing_approve_and_reject_records_one_decision(
     sim_factory: Callable[..., Any],
 ) -> None:
-    # A slow clock while the proposal waits, so it cannot expire before we decide.
-    sim = sim_factory(scenario="loss-spike", speed=50_000.0, approval_speed=1.0)
+    # A slow clock while the proposal waits, so it cannot expire before we decide; and a
+    # run that goes on for a while once decided: at 50,000x it ended 0.15 s after the
+    # first decision, before a loaded machine served the second (409 `run.terminal`).
+    # Here, with post-training after it, the run lasts ~2.4 s past the decision.
+    sim = sim_factory(scenario="loss-spike", speed=5_000.0, approval_speed=1.0)
     async with connect(sim, "s3cret") as alice, connect(sim, "hunter2") as bob:
-        run = await alice.create_run(await spec_for(alice))
+        run = await alice.create_run(await spec_for(alice, post_training="rlvr"))
         proposal: Proposal | None = None
         events: list[EventBase] = []
         stream = alice.events(run.run_id)
