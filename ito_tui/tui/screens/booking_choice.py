@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from ito_tui.contract import Booking
 from ito_tui.format import ends_in
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 
 
 def booking_line(b: Booking, now: datetime) -> Text:
@@ -37,7 +38,7 @@ NO_FREE_BOOKING = (
 )
 
 
-class BookingChoice(ModalScreen[Booking | None]):
+class BookingChoice(StyledOnFirstShow, ModalScreen[Booking | None]):
     """The free completed bookings to put the new run on; dismisses with the one picked."""
 
     AUTO_FOCUS = "#booking-choices"

@@ -27,6 +27,7 @@ from textual.worker import Worker
 from ito_tui.format import duration, fixed, general
 from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.messages import BookingChosen, Connected, Reconnected, RunChosen
 from ito_tui.tui.screens.connect import connection_step
 from ito_tui.tui.session import poll_interval, shell
@@ -117,7 +118,7 @@ class BookingTable(DataTable[Text]):
             picker.action_train()
 
 
-class BookingsScreen(Screen[None]):
+class BookingsScreen(StyledOnFirstShow, Screen[None]):
     """A DataTable of bookings and a detail pane for the highlighted one."""
 
     TITLE = "Bookings"

@@ -23,6 +23,7 @@ from ito_tui.contract import Run, Spend
 from ito_tui.format import fixed, usd
 from ito_tui.state.views import Progress
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
@@ -48,7 +49,7 @@ def spend_text(spend: Spend | None, progress: Progress | None = None) -> Text:
     )
 
 
-class CancelRunModal(ModalScreen[Run | None]):
+class CancelRunModal(StyledOnFirstShow, ModalScreen[Run | None]):
     """Asks before cancelling. Default focus is *Keep running*; Esc keeps it running."""
 
     AUTO_FOCUS = "#keep"  # focused as shown (see ProposalModal)

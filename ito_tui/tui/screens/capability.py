@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.steady_footer import SteadyFooter
@@ -26,7 +27,7 @@ _WHAT = {
 }
 
 
-class CapabilityScreen(Screen[None]):
+class CapabilityScreen(StyledOnFirstShow, Screen[None]):
     """Names the missing capability; offers going back or quitting, never a substitute."""
 
     CSS_PATH = "capability.tcss"

@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 
 from ito_tui.format import count, duration_h, usd
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking, Estimate, TrainingSpec
@@ -47,7 +48,7 @@ def summary_lines(spec: TrainingSpec, booking: Booking, estimate: Estimate) -> l
     ]
 
 
-class ConfirmSubmitModal(ModalScreen[bool]):
+class ConfirmSubmitModal(StyledOnFirstShow, ModalScreen[bool]):
     """Dismisses True only on an explicit "Submit run"; Esc and Cancel send nothing."""
 
     AUTO_FOCUS = "#confirm-submit"  # focused as shown (see ProposalModal)

@@ -30,6 +30,7 @@ from ito_tui.contract import Proposal
 from ito_tui.format import when
 from ito_tui.textsafe import one_line
 from ito_tui.tui.errors import forward_failure
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.messages import Reconnected
 from ito_tui.tui.screens.proposal import review_modal
 from ito_tui.tui.session import poll_interval, shell
@@ -46,7 +47,7 @@ STILL_OPEN = frozenset({"pending", "approved"})
 """Statuses a proposal can still leave (approved → executed): what a poll re-reads."""
 
 
-class DecisionsScreen(Screen[None]):
+class DecisionsScreen(StyledOnFirstShow, Screen[None]):
     """Every proposal across runs; Enter opens one, `s` and `f` filter, `r` refreshes."""
 
     CSS_PATH = "decisions.tcss"

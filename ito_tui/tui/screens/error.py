@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.steady_footer import SteadyFooter
@@ -20,7 +21,7 @@ NO_FALLBACK = (
 )
 
 
-class ErrorScreen(Screen[None]):
+class ErrorScreen(StyledOnFirstShow, Screen[None]):
     """A clear statement of what failed and where, with retry.
 
     `login` offers the login modal too (for a rejected token the user dismissed).

@@ -24,6 +24,7 @@ from textual.widgets import Static
 
 from ito_tui.format import integer
 from ito_tui.textsafe import one_line, visible
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.messages import OpenLogsAt
 from ito_tui.tui.widgets.eventlog import LogEntry
 from ito_tui.tui.widgets.steady_footer import SteadyFooter
@@ -62,7 +63,7 @@ def _flatten(data: Mapping[Any, Any], prefix: str) -> Iterator[tuple[str, str]]:
             yield name, "null" if value is None else str(value)
 
 
-class EventLineScreen(ModalScreen[None]):
+class EventLineScreen(StyledOnFirstShow, ModalScreen[None]):
     """One event-log line in full over the run screen; Esc goes back to the log."""
 
     CSS_PATH = "event_line.tcss"

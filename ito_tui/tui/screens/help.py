@@ -12,6 +12,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 
 
 class KeyRow(NamedTuple):
@@ -47,7 +48,7 @@ def binding_rows(app_screen: Screen[object]) -> list[KeyRow]:
     return list(rows.values())
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(StyledOnFirstShow, ModalScreen[None]):
     """Lists the bindings of `target` (the screen it was opened over)."""
 
     CSS_PATH = "help.tcss"

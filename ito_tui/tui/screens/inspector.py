@@ -43,6 +43,7 @@ from ito_tui.state.inspect import (
 from ito_tui.state.inspect_points import x_of
 from ito_tui.state.metrics import BY_KEY
 from ito_tui.textsafe import one_line
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.inspector_pages import InspectorPages, write_csv
 from ito_tui.tui.messages import OpenLogsAt
 from ito_tui.tui.session import shell
@@ -72,7 +73,7 @@ def _binding(key: str, action: str, description: str, tooltip: str, name: str) -
     return Binding(key, action, description, id=f"inspector.{name}", tooltip=tooltip)
 
 
-class InspectorScreen(Screen[None]):
+class InspectorScreen(StyledOnFirstShow, Screen[None]):
     """One metric of one run, full-screen; Escape goes back to the run screen."""
 
     CSS_PATH = "inspector.tcss"

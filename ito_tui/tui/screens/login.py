@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from pydantic import SecretStr
 
 
-class LoginModal(ModalScreen[str | None]):
+class LoginModal(StyledOnFirstShow, ModalScreen[str | None]):
     """Dismisses with the operator name once the backend accepted the token, else None."""
 
     CSS_PATH = "login.tcss"

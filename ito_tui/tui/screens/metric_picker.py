@@ -29,6 +29,7 @@ from ito_tui.format import number
 from ito_tui.state.bank import TelemetryBank
 from ito_tui.state.logfilter import compile_search
 from ito_tui.textsafe import one_line
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
@@ -73,7 +74,7 @@ def name_filter(query: str) -> Callable[[str], bool]:
     return compile_search(query)
 
 
-class MetricPicker(ModalScreen[str | None]):
+class MetricPicker(StyledOnFirstShow, ModalScreen[str | None]):
     """The metric list: dismissed with the picked name, or None (Escape)."""
 
     DEFAULT_CSS = """

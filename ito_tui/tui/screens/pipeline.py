@@ -53,6 +53,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from ito_tui.alerting.model import FLEET_ALERTS, alert_for
 from ito_tui.state import RunState, RunTracker
 from ito_tui.tui.alerts import terminal_title
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.messages import Reconnected, WorkerFailed
 from ito_tui.tui.repaint import CHART_INTERVAL_S, TABLE_INTERVAL_S, Repaints
 from ito_tui.tui.run_actions import RunActions
@@ -90,7 +91,7 @@ RUN_PANELS = ("strip", "stages", "detail")
 from one state, so they never disagree."""
 
 
-class PipelineScreen(RunActions, RunLending):
+class PipelineScreen(StyledOnFirstShow, RunActions, RunLending):
     """One run, live: the screen operators keep open for days."""
 
     CSS_PATH = "pipeline.tcss"

@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Static
 from ito_tui.client.errors import Conflict, ItoError
 from ito_tui.contract import Proposal
 from ito_tui.textsafe import safe
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
 
 CLOSE_GRACE_S = 1.0
@@ -27,7 +28,7 @@ CONFIRM_WORD = "approve"
 """What the operator types to confirm an approval."""
 
 
-class DecidingModal(ModalScreen[str | None]):
+class DecidingModal(StyledOnFirstShow, ModalScreen[str | None]):
     """The choices of a proposal modal and the decision they send; dismisses with it, or None.
 
     The subclass composes the widgets it drives (`#choices`, `#decide-later`, `#reject`,

@@ -27,6 +27,7 @@ from ito_tui.client.errors import ItoError
 from ito_tui.contract import RunSummary
 from ito_tui.format import status_label
 from ito_tui.textsafe import one_line
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
@@ -55,7 +56,7 @@ def run_row(run: RunSummary, current: str | None = None) -> str:
     )
 
 
-class RunPicker(ModalScreen[RunChoice | None]):
+class RunPicker(StyledOnFirstShow, ModalScreen[RunChoice | None]):
     """The runs to compare with (`exclude`: this run, not offered); `current`: the
     reference drawn now (marked ✓)."""
 

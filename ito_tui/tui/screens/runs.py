@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from ito_tui.contract import RunSummary
 from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.messages import NeedsYouChanged, Reconnected
 from ito_tui.tui.runs_marks import RunMarks
 from ito_tui.tui.screens.cancel import CancelRunModal
@@ -62,7 +63,7 @@ def matches(run: RunSummary, state_filter: str | None) -> bool:
     return str(run.state) == state_filter
 
 
-class RunsScreen(RunMarks):
+class RunsScreen(StyledOnFirstShow, RunMarks):
     """All runs; Enter opens one. It is the start screen when the operator has active runs."""
 
     DEFAULT_CSS = """

@@ -21,6 +21,7 @@ from ito_tui.client.errors import ItoError
 from ito_tui.contract import Run
 from ito_tui.state.specdiff import DiffRow, spec_diff
 from ito_tui.textsafe import one_line
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.header import HeaderStrip
 from ito_tui.tui.widgets.steady_footer import SteadyFooter
@@ -37,7 +38,7 @@ RESERVE = 2
 SECTION_WORDS = {"spec": "Spec", "plan": "Plan", "estimate": "Estimate"}
 
 
-class SpecDiffScreen(Screen[None]):
+class SpecDiffScreen(StyledOnFirstShow, Screen[None]):
     """Runs `a` and `b` field by field; Escape goes back."""
 
     DEFAULT_CSS = """

@@ -28,6 +28,7 @@ from ito_tui.describe import SPEC_LABELS
 from ito_tui.format import count, ends_in
 from ito_tui.textsafe import safe
 from ito_tui.tui.errors import forward_failure
+from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.forms import (
     CUSTOM_DATA_NOTE,
     FIELDS,
@@ -55,7 +56,7 @@ _INPUTS = ("model_size", "data_ref", "budget_usd", "target_tokens", "seq_len")
 _SELECTS = ("data_kind", "target_capability", "post_training")
 
 
-class SpecFormScreen(Screen[None]):
+class SpecFormScreen(StyledOnFirstShow, Screen[None]):
     """The spec form for `booking`; posts `RunSubmitted` once the backend accepted a run."""
 
     AUTO_FOCUS = "#f-model_size"  # focused as shown (see ProposalModal)
