@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.widgets import Static
+from textual.worker import NoActiveWorker, get_current_worker
 
 from ito_tui.client import CapabilityMissing, ItoError
 from ito_tui.format import integer, stamps, when
@@ -304,7 +305,9 @@ class LogsPane(LogsKeys):
         self.new = 0
         if following:
             self.label = self.note = ""
-            if self.detached:
+            if self._cancel_moves() and self.positioned and not self.streaming:
+                self._start(fresh=True)  # a jump had emptied the buffer for its lines
+            elif self.detached:
                 self._start(fresh=True)
             elif not (self.ended or self.streaming) and self.shown:
                 # The stream stopped (an error said in the caption): End tries again. A
@@ -312,6 +315,22 @@ class LogsPane(LogsKeys):
                 # request and a reconnect per End (~35 ms before the caption showed).
                 self._start()
         self._caption()
+
+    def _cancel_moves(self) -> bool:
+        """Cancel a jump or an older page still on its way: End, pressed meanwhile, wins
+        (the answer would take the view back to where End left). True if one was."""
+        try:
+            current = get_current_worker()
+        except NoActiveWorker:
+            current = None
+        moving = [
+            w
+            for w in self.workers
+            if w.node is self and w.group == "logs-fetch" and w.is_running and w is not current
+        ]
+        for worker in moving:
+            worker.cancel()
+        return bool(moving)
 
     @on(LogView.ReachedTop)
     def _reached_top(self, event: LogView.ReachedTop) -> None:
