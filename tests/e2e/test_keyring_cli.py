@@ -11,6 +11,7 @@ tests/auth/test_secret_service.py proves auth's round trip through gnome-keyring
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,14 @@ look("removed")
 run("whoami-after", [ito, "--backend", url, "whoami"])
 print(json.dumps(steps))
 """
+
+
+def files_named(root: Path, name: str) -> list[Path]:
+    """Every file called `name` under `root`. `os.walk`, not `Path.rglob`: the
+    gnome-keyring daemon outlives `dbus-run-session` by a moment and removes its
+    `cache/keyring-*` directory while the walk may be inside `root`; `rglob` raises
+    FileNotFoundError on such a directory (seen in a whole-suite run), `os.walk` skips it."""
+    return [Path(top) / name for top, _, files in os.walk(root) if name in files]
 
 
 def run_flow(sim: SimHandle, root: Path, *, secret_service: bool) -> dict[str, dict[str, object]]:
@@ -109,7 +118,7 @@ def test_login_whoami_logout_across_processes(
         if step["step"] != "stored":
             assert "s3cret" not in str(step["out"]) + str(step["err"])
     home = tmp_path / "home"
-    plaintext = list(home.rglob("keyring_pass.cfg"))
+    plaintext = files_named(home, "keyring_pass.cfg")
     if secret_service:
         # libsecret, another client of the same Secret Service, saw the token, then not.
         assert steps["stored"]["rc"] == 0 and steps["stored"]["out"] == "s3cret"
