@@ -4,6 +4,7 @@ own state dir and secret registry, and the one in-memory keyring."""
 from __future__ import annotations
 
 import compileall
+import gc
 import inspect
 import os
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ import keyring
 import pytest
 from starlette.types import ASGIApp
 
+from ito_tui import startup
 from ito_tui.desk_sim import create_app
 from tests.support.keyring import MemoryKeyring
 from tests.support.servers import ServerThread, SimHandle, sim_config
@@ -58,6 +60,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
     if workers > 1:
         items[:] = long_first(items, workers)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Collect garbage the way the product does once its start-up is over
+    (`ito_tui/startup.resume`): what collection imported is frozen into the permanent
+    generation and the thresholds are `startup.THRESHOLDS`, not CPython's (700, 10, 10).
+    A Textual pilot then runs under the collector the TUI runs under, and the suite
+    spends less CPU rescanning Textual's and pydantic's long-lived objects."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*startup.THRESHOLDS)
 
 
 def long_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:

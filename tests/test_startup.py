@@ -23,7 +23,14 @@ def gc_restored() -> Iterator[None]:
     gc.enable()
 
 
-def test_pause_turns_collection_off_and_resume_freezes_and_turns_it_on() -> None:
+def test_pause_turns_collection_off_and_resume_freezes_and_turns_it_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The suite's own collector is frozen (tests/conftest.py), and an earlier test may
+    # have resumed already: start from nothing frozen, as a fresh `ito-tui` does.
+    gc.unfreeze()
+    monkeypatch.setattr(startup, "_frozen", False)
+    assert gc.get_freeze_count() == 0
     assert gc.isenabled()
     startup.pause()
     assert not gc.isenabled()
