@@ -23,36 +23,32 @@ def gc_restored() -> Iterator[None]:
     gc.enable()
 
 
-def test_pause_turns_collection_off_and_resume_freezes_and_turns_it_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The suite's own collector is frozen (tests/conftest.py), and an earlier test may
-    # have resumed already: start from nothing frozen, as a fresh `ito-tui` does.
-    gc.unfreeze()
-    monkeypatch.setattr(startup, "_frozen", False)
-    assert gc.get_freeze_count() == 0
+def test_pause_turns_collection_off_and_resume_turns_it_on() -> None:
     assert gc.isenabled()
     startup.pause()
     assert not gc.isenabled()
     startup.resume()
     assert gc.isenabled()
-    assert gc.get_freeze_count() > 0, "the start-up heap is in the permanent generation"
     startup.resume()  # idempotent
     assert gc.isenabled()
 
 
-def test_resume_sets_the_thresholds_that_let_drawn_rows_die_young() -> None:
-    # In a fresh interpreter: this one's start-up may be over (resumed) already.
+def test_resume_freezes_the_start_up_heap_and_sets_the_thresholds_that_let_rows_die_young() -> None:
+    # In a fresh interpreter: this one's start-up may be over (resumed) already, and the
+    # suite froze its own heap (tests/conftest.py).
     code = (
         "import gc, json; from ito_tui import startup; before = gc.get_threshold(); "
-        "startup.pause(); startup.resume(); print(json.dumps([before, gc.get_threshold()]))"
+        "frozen = gc.get_freeze_count(); startup.pause(); startup.resume(); "
+        "print(json.dumps([before, gc.get_threshold(), frozen, gc.get_freeze_count()]))"
     )
     run = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
-    before, after = json.loads(run.stdout)
+    before, after, frozen_before, frozen_after = json.loads(run.stdout)
     assert before == [700, 10, 10]  # CPython's own, so the change below is ours
     assert tuple(after) == startup.THRESHOLDS
+    assert frozen_before == 0
+    assert frozen_after > 0, "the start-up heap is in the permanent generation"
 
 
 def test_pause_leaves_collection_alone_when_someone_else_turned_it_off() -> None:
