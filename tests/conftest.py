@@ -63,14 +63,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Collect garbage the way the product does once its start-up is over
-    (`ito_tui/startup.resume`): what collection imported is frozen into the permanent
-    generation and the thresholds are `startup.THRESHOLDS`, not CPython's (700, 10, 10).
-    A Textual pilot then runs under the collector the TUI runs under, and the suite
-    spends less CPU rescanning Textual's and pydantic's long-lived objects."""
+    """End this worker's start-up as the product ends its own (`startup.resume`): what
+    collection imported is frozen into the permanent generation and the thresholds are
+    `startup.THRESHOLDS`, not CPython's (700, 10, 10). A Textual pilot then runs under
+    the collector the TUI runs under, and the suite spends less CPU rescanning Textual's
+    and pydantic's long-lived objects. Collection's garbage is collected first, so none
+    of it is frozen."""
     gc.collect()
-    gc.freeze()
-    gc.set_threshold(*startup.THRESHOLDS)
+    startup.pause()
+    startup.resume()
 
 
 def long_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
