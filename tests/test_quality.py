@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -49,3 +50,42 @@ def test_no_module_passes_400_lines() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert not long, long
+
+
+PRIVATE_API_HOME = "tests/tui/test_textual_private.py"
+"""The one test module that reaches into Textual on purpose (`tui/textual_private.py`)."""
+NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_make"})
+"""Underscored by the language, public by contract."""
+
+
+def underscored_reads(source: str) -> list[str]:
+    """`line: x._name` for each `x._name` in `source` where `x` is not the object's own
+    class (`self`, `cls`, `super()`)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Attribute):
+            continue
+        name = node.attr
+        if not name.startswith("_") or name.startswith("__") or name in NAMEDTUPLE_API:
+            continue
+        base = ast.unparse(node.value)
+        if base not in ("self", "cls", "super()"):
+            found.append(f"{node.lineno}: {base}.{name}")
+    return found
+
+
+def test_the_tui_tests_touch_no_underscored_attribute() -> None:
+    """Issue 17: a TUI test reads what the operator sees or a public property, never a
+    widget's, a screen's or Textual's underscored attribute (they change without notice)."""
+    found = [
+        f"{rel}:{hit}"
+        for path in sorted((ROOT / "tests" / "tui").rglob("*.py"))
+        if (rel := str(path.relative_to(ROOT))) != PRIVATE_API_HOME
+        for hit in underscored_reads(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, found
+
+
+def test_the_underscore_check_finds_a_private_read_and_passes_the_rest() -> None:
+    source = "a = screen._caption\nb = self._own\nc = row._replace(x=1)\nd = x.__class__\n"
+    assert underscored_reads(source) == ["1: screen._caption"]

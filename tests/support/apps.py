@@ -13,7 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
+import pytest
 from pydantic import SecretStr
+from textual.app import App
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -34,6 +36,7 @@ __all__ = [
     "SIZE_IDS",
     "THEMES",
     "assert_steady_fields",
+    "record_restyles",
     "settings",
     "settle",
     "settle_quiet",
@@ -116,6 +119,19 @@ def record_alerts(app: ItoApp) -> tuple[list[str | None], list[None]]:
     app.notify = lambda *a, title=None, **k: toasts.append(title)  # type: ignore[method-assign]
     app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
     return toasts, bells
+
+
+def record_restyles(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The nodes every app restyles whole (`App.update_styles`) from now on, in order."""
+    restyled: list[object] = []
+    real_update = App.update_styles
+
+    def update_styles(self: App[Any], node: Any, animate: bool = True) -> None:
+        restyled.append(node)
+        real_update(self, node, animate)
+
+    monkeypatch.setattr(App, "update_styles", update_styles)
+    return restyled
 
 
 def assert_steady_fields(node: DOMNode) -> None:

@@ -124,6 +124,9 @@ class FakeClient:
     """Telemetry by run id; a run without any gets the script's telemetry events."""
     conflict_with: Proposal | None = None
     """When set, a decision is answered 409 with this as the proposal's current state."""
+    decide_failures: list[BaseException] = field(default_factory=list)
+    """Errors the next decisions raise, one each, first first (each is still recorded in
+    `decisions`, as the backend would have seen the request)."""
     log_lines: list[LogLine] = field(default_factory=list)
     """The run's job log, oldest first (any run id asked for gets it)."""
     log_ended: bool = False
@@ -371,6 +374,8 @@ class FakeClient:
 
     def _decide(self, verb: str, pid: str, comment: str | None, key: str | None) -> Proposal:
         self.decisions.append((verb, pid, comment, key))
+        if self.decide_failures:
+            raise self.decide_failures.pop(0)
         if self.conflict_with is not None:
             problem = Problem(title="Already decided", status=409, code="proposal.already_decided")
             raise Conflict(

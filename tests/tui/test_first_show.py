@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 import ito_tui.tui
 from ito_tui.tui.first_show import StyledOnFirstShow
+from tests.support.apps import record_restyles
 
 
 class Shown(StyledOnFirstShow, Screen[None]):
@@ -34,14 +35,7 @@ class Styled(App[None]):
 async def test_a_first_showing_is_not_restyled_draws_styled_and_a_later_one_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    restyled: list[object] = []
-    real_update = App.update_styles
-
-    def update_styles(self: App[Any], node: Any, animate: bool = True) -> None:
-        restyled.append(node)
-        real_update(self, node, animate)
-
-    monkeypatch.setattr(App, "update_styles", update_styles)
+    restyled = record_restyles(monkeypatch)
     app = Styled()
     async with app.run_test() as pilot:
         app.add_class("-late")  # before the screen exists: its widgets mount with it

@@ -183,7 +183,11 @@ async def test_c_writes_the_visible_points_as_csv(
     async with app.run_test(size=(100, 30)) as pilot:
         inspector = await open_inspector(pilot, app)
         await pilot.press("shift+left", "plus", "plus")
-        await wait_for(pilot, lambda: inspector.status == "" and inspector._wanted is None)
+        title = inspector.query_one("#inspector-title")
+        await wait_for(  # the zoomed page landed: the title no longer says it is fetching
+            pilot, lambda: "fetching" not in str(title.render()), what="the zoomed page"
+        )
+        assert inspector.status == ""
         visible = inspector.visible_points()
         assert visible
         notes: list[str] = []

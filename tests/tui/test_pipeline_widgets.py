@@ -310,18 +310,10 @@ async def test_every_chart_label_fits_its_column() -> None:
 
 @pytest.mark.faults
 async def test_decision_retry_reuses_its_idempotency_key() -> None:
-    client = FakeRunClient(script=pretrain_script(spike=True).events)
-    failures = [BackendUnavailable("backend unavailable")]
-    real = client._decide
-
-    def flaky(verb: str, pid: str, comment: str | None, key: str | None) -> Proposal:
-        client.decisions.append((verb, pid, comment, key))
-        if failures:
-            raise failures.pop()
-        client.decisions.pop()
-        return real(verb, pid, comment, key)
-
-    client._decide = flaky  # type: ignore[method-assign]
+    client = FakeRunClient(
+        script=pretrain_script(spike=True).events,
+        decide_failures=[BackendUnavailable("backend unavailable")],
+    )
     app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

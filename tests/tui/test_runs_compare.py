@@ -3,7 +3,7 @@ opens run #1 with run #2 drawn on its charts, `v` their spec diff."""
 
 from __future__ import annotations
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.runs import RunsScreen
@@ -21,6 +21,11 @@ def run_cells(screen: RunsScreen) -> list[str]:
     return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
 
 
+def caption(screen: RunsScreen) -> str:
+    """The caption under the runs table, as drawn."""
+    return str(screen.query_one("#runs-caption", Static).render())
+
+
 async def test_two_marked_runs_are_compared_and_diffed() -> None:
     client = CompareClient(script=pretrain_script().events)
     app = snapshot_app(client, now=NOW, start="runs")
@@ -32,11 +37,11 @@ async def test_two_marked_runs_are_compared_and_diffed() -> None:
         assert not runs.check_action("compare", ()) and not runs.check_action("spec_diff", ())
         await pilot.press("space")
         assert run_cells(runs)[0] == f"#1 {RUN_ID}"
-        assert "space marks one more" in runs._caption_text
+        assert "space marks one more" in caption(runs)
         assert not runs.check_action("compare", ())
         await pilot.press("down", "space")
         assert run_cells(runs)[:2] == [f"#1 {RUN_ID}", f"#2 {REF_ID}"]
-        assert f"marked #1 {RUN_ID}, #2 {REF_ID} (c compares, v spec diff)" in runs._caption_text
+        assert f"marked #1 {RUN_ID}, #2 {REF_ID} (c compares, v spec diff)" in caption(runs)
         # v: the two side by side.
         await pilot.press("v")
         diff = app.screen

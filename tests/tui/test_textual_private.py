@@ -35,6 +35,7 @@ from ito_tui.tui.textual_private import (
     with_terminal,
     write_to_terminal,
 )
+from tests.support.apps import record_restyles
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -285,14 +286,7 @@ async def test_footer_keys_mount_with_the_footers_compact_and_are_not_restyled(
 
     from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
-    restyled: list[object] = []
-    real_update = App.update_styles
-
-    def update_styles(self: App[Any], node: Any, animate: bool = True) -> None:
-        restyled.append(node)
-        real_update(self, node, animate)
-
-    monkeypatch.setattr(App, "update_styles", update_styles)
+    restyled = record_restyles(monkeypatch)
 
     class Keys(App[None]):
         BINDINGS = [("q", "quit", "Quit"), ("h", "help", "Help")]
