@@ -14,7 +14,9 @@ names the API's fields (`Raise budget_usd …`); `name_fields` writes them as th
 typed them: the flag in the CLI (`--budget-usd`, `SPEC_FLAGS`), the form's label in the
 TUI (`Budget USD`, `SPEC_LABELS`). A booking is `ready`, `busy run_…` or its own status
 (`booking_state`) in the picker, the palette and the CLI. Backend strings are made safe to show
-(control characters visible, see `textsafe`), never interpreted. Pure: no I/O, no UI.
+(control characters visible, see `textsafe`), never interpreted. An MFU the backend does
+not measure under fp8 is `not measured (fp8)` everywhere (`mfu_text`), never `n/a`. Pure: no
+I/O, no UI.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ito_tui.format import duration, fixed, general, integer, usd, when
+from ito_tui.format import MISSING, duration, fixed, general, integer, percent, usd, when
 from ito_tui.textsafe import visible
 
 if TYPE_CHECKING:
@@ -36,6 +38,26 @@ if TYPE_CHECKING:
         ProposalImpact,
         ProposalTrigger,
     )
+
+
+MFU_UNMEASURED = "not measured (fp8)"
+"""An fp8 run's MFU (the backend measures none: a plan's `est_mfu_frac` is null), on every
+screen and in every command."""
+
+
+def is_fp8(precision: object) -> bool:
+    """Whether a plan's `precision` is an fp8 one: `float8_rowwise`, `float8_tensorwise`,
+    `mxfp8`, or a name the contract does not list yet that says fp8 or float8."""
+    text = str(precision).lower()
+    return "fp8" in text or "float8" in text
+
+
+def mfu_text(frac: float | None, precision: object) -> str:
+    """An MFU as every screen and command writes it: `41.3%`; `not measured (fp8)` under
+    an fp8 precision; `—` where it is not known otherwise."""
+    if frac is not None:
+        return percent(frac, 1)
+    return MFU_UNMEASURED if is_fp8(precision) else MISSING
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from ito_tui.describe import (
     expiry_text,
     gate_result_text,
     impact_phrases,
+    mfu_text,
     proposal_words,
     reject_consequence,
 )
@@ -124,3 +125,19 @@ def test_a_failed_gate_reads_as_what_it_needed() -> None:
     )  # fmt: skip
     assert gate_result_text(r, verdict=True) == "mmlu acc_5shot 62.972 (needs >= 65.1) FAIL"
     assert gate_result_text(r) == "mmlu acc_5shot 62.972 (needs >= 65.1)"
+
+
+@pytest.mark.parametrize(
+    ("frac", "precision", "text"),
+    [
+        (0.4134, "bf16", "41.3%"),
+        (0.4134, "float8_rowwise", "41.3%"),
+        (None, "float8_rowwise", "not measured (fp8)"),
+        (None, "float8_tensorwise", "not measured (fp8)"),
+        (None, "mxfp8", "not measured (fp8)"),
+        (None, "FP8_E4M3", "not measured (fp8)"),  # a precision the contract does not list
+        (None, "bf16", "—"),
+    ],
+)
+def test_an_mfu_reads_the_same_everywhere(frac: float | None, precision: str, text: str) -> None:
+    assert mfu_text(frac, precision) == text

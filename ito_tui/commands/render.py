@@ -18,6 +18,7 @@ from ito_tui.describe import (
     evidence_text,
     expiry_text,
     gate_result_text,
+    mfu_text,
     paused_text,
     proposal_words,
 )
@@ -53,8 +54,6 @@ _STATE_STYLE = {
     "awaiting_approval": ("magenta", "bold"),
 }
 
-FP8 = {"float8_rowwise", "float8_tensorwise", "mxfp8"}
-
 PROPOSAL_STATUSES = ("pending", "approved", "rejected", "expired", "executed")
 """The statuses a proposal can be in (`--status` of `proposals` and `decisions`)."""
 
@@ -78,10 +77,7 @@ def plan_pairs(p: Plan) -> list[tuple[str, str]]:
     """Label/value pairs describing a parallelism & precision plan."""
     pct = 100 * p.est_mem_per_gpu_gib / p.hbm_per_gpu_gib if p.hbm_per_gpu_gib else 0.0
     precision = safe(p.precision)
-    if p.est_mfu_frac is not None:
-        mfu = percent(p.est_mfu_frac, 1)
-    else:
-        mfu = "not measured under fp8" if precision in FP8 else MISSING
+    mfu = mfu_text(p.est_mfu_frac, p.precision)
     return [
         (
             "parallelism",

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, get_args
 
 from ito_tui.contract import STAGE_ORDER, Gate, PostTraining, Run, RunSummary, Stage
+from ito_tui.describe import MFU_UNMEASURED, is_fp8
 from ito_tui.format import fixed, integer, stage_label
 from ito_tui.textsafe import one_line
 
@@ -173,8 +174,8 @@ def chart_view(
         label = LOSS_LABELS.get(state.current_stage or "", metric.label)
     elif key == "mem_gib" and plan is not None and plan.hbm_per_gpu_gib:
         sublabel = f"of {fixed(plan.hbm_per_gpu_gib, 0)} GiB"
-    elif key == "mfu" and plan is not None and "8" in str(plan.precision) and series.last is None:
-        note = "n/a (fp8)"
+    elif key == "mfu" and plan is not None and is_fp8(plan.precision) and series.last is None:
+        note = MFU_UNMEASURED
     elif key == "rl_staleness":
         rl = state.telemetry.rl if state.telemetry is not None else None
         sublabel = f"bound {integer(rl.staleness_bound)}" if rl is not None else ""

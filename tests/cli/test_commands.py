@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from ito_tui.describe import mfu_text
+
 from .conftest import Result
 
 SPEC = (
@@ -60,6 +62,10 @@ def test_estimate_shows_plan_memory_time_and_cost(cli, backend) -> None:
     assert "vs budget $30,000.00" in r.out
     est = json.loads(cli("estimate", *SPEC, "--json").out)
     assert est["plan"]["world_size"] == 32 and est["refusals"] == []
+    # The MFU in the words the TUI's estimate pane uses (`describe.mfu_text`).
+    plan = est["plan"]
+    mfu = next(line for line in r.out.splitlines() if line.strip().startswith("MFU"))
+    assert mfu.split(None, 1)[1].strip() == mfu_text(plan["est_mfu_frac"], plan["precision"])
 
 
 def test_train_watch_follows_the_run_to_completion(cli, backend) -> None:

@@ -51,7 +51,7 @@ def test_mfu_of_an_fp8_run_without_mfu_says_why() -> None:
     data = telemetry_data(1, 10)
     data["mfu_frac"] = None
     fp8.feed(ev("telemetry", 1, data))
-    assert fp8.chart("mfu", 20, None).note == "n/a (fp8)"
+    assert fp8.chart("mfu", 20, None).note == "not measured (fp8)"
     bf16 = RunTracker(snapshot())
     bf16.feed(ev("telemetry", 1, data))
     assert bf16.chart("mfu", 20, None).note is None

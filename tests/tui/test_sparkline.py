@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
 
+from ito_tui.describe import MFU_UNMEASURED
 from ito_tui.state import RunTracker
 from ito_tui.state.views import ChartView, MarkerKind
 from ito_tui.tui.widgets.chart_stack import ChartStack
@@ -23,7 +24,7 @@ from ito_tui.tui.widgets.chart_text import (
     drawn_kinds,
     value_span,
 )
-from ito_tui.tui.widgets.sparkline import TextSparkline
+from ito_tui.tui.widgets.sparkline import TextSparkline, chart_lines, chart_width
 from ito_tui.tui.widgets.telemetry import TelemetryPanel
 
 from .chart_views import chart_view
@@ -106,10 +107,26 @@ async def test_a_chart_draws_its_view_labels_values_and_range() -> None:
 
 
 async def test_a_note_replaces_the_value() -> None:
-    view = chart_view([None, None], key="mfu", unit="fraction", note="n/a (fp8)")
+    view = chart_view([1.0, 2.0], key="mfu", unit="fraction", note="fp8")
     async with OneChart(view).run_test(size=(60, 4)) as pilot:
         await pilot.pause()
-        assert "n/a (fp8)" in rows_of(pilot.app.query_one(TextSparkline))[0]
+        top = rows_of(pilot.app.query_one(TextSparkline))[0]
+        assert top.split()[-1] == "fp8" and "%" not in top
+
+
+@pytest.mark.parametrize("width", [50, 80])
+def test_a_note_too_long_for_the_value_column_is_written_whole_over_an_empty_chart(
+    width: int,
+) -> None:
+    view = chart_view([None, None], key="mfu", unit="fraction", note=MFU_UNMEASURED)
+    top, bottom = chart_lines(view, width, 2)
+    columns = top[TextSparkline.LABEL_WIDTH :]
+    assert columns.startswith(MFU_UNMEASURED) and columns.count(MFU_UNMEASURED) == 1
+    assert len(top) == len(bottom) == width and "…" not in top
+    # Drawn again from the cells a chart stack keeps: the same, not the note twice.
+    end = TextSparkline.LABEL_WIDTH + chart_width(width)
+    kept = [row[TextSparkline.LABEL_WIDTH : end] for row in (top, bottom)]
+    assert chart_lines(view, width, 2, kept) == [top, bottom]
 
 
 async def test_a_chart_repaints_only_the_cells_that_changed() -> None:

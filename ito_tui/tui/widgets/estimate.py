@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ito_tui.describe import SPEC_LABELS, name_fields
-from ito_tui.format import MISSING, count, duration_h, fixed, percent, stage_label, usd, usd_compact
+from ito_tui.describe import SPEC_LABELS, mfu_text, name_fields
+from ito_tui.format import MISSING, count, duration_h, fixed, stage_label, usd, usd_compact
 from ito_tui.textsafe import safe
 from ito_tui.tui.widgets.bars import meter
 
@@ -26,7 +26,7 @@ def _row(label: str, *parts: str | Content | tuple[str, str]) -> Content:
 
 
 def _plan_lines(plan: Plan) -> list[Content]:
-    mfu = "not measured (fp8)" if plan.est_mfu_frac is None else percent(plan.est_mfu_frac)
+    mfu = mfu_text(plan.est_mfu_frac, plan.precision)
     compiled = " · compile" if plan.compile else ""
     return [
         _row(

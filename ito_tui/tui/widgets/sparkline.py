@@ -241,6 +241,11 @@ def chart_lines(
     else:
         chart = cells if cells is not None else chart_rows(fitted(view, columns), rows)
         value = view.note if view.note is not None else _figure(view, stats)
+        if len(value) > stats and _draws_nothing(view):
+            # A note longer than the value column (`not measured (fp8)`) on a chart that
+            # draws nothing: written over its columns, whole, not cut to `not meas…`.
+            chart = [one_line(value, columns).ljust(columns), *chart[1:]]
+            value = ""
         span = _span(view, stats) if view.vmax is not None else ""
         labels = _labels(view.label, view.sublabel, rows)
         texts = [value, span] if rows > 1 else [f"{value} {span}".strip()]
@@ -259,6 +264,12 @@ def chart_lines(
             f"{chart[r]} {one_line(text, stats):<{stats}}"
         )
     return out
+
+
+def _draws_nothing(view: ChartView) -> bool:
+    """Whether `view` has nothing for its columns: no finite sample, no mark, no marker,
+    no reference (an fp8 run's MFU)."""
+    return view.vmax is None and not any(view.odd) and not view.markers and view.ref_label is None
 
 
 def _labels(label: str, sublabel: str, rows: int) -> list[str]:

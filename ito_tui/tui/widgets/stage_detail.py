@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Gate, Plan
+from ito_tui.describe import mfu_text
 from ito_tui.format import MISSING, count, fixed, number, percent, stage_label, status_label
 from ito_tui.state.views import StageView
 from ito_tui.textsafe import safe
@@ -86,7 +87,7 @@ def gate_lines(gate: Gate, pass_style: Style | str = "", fail_style: Style | str
 
 
 def plan_lines(plan: Plan) -> list[Text]:
-    mfu = "not measured (fp8)" if plan.est_mfu_frac is None else percent(plan.est_mfu_frac)
+    mfu = mfu_text(plan.est_mfu_frac, plan.precision)
     lines = [
         Text(
             f"world {plan.world_size} = dp {plan.dp_replicate}×{plan.dp_shard} "
