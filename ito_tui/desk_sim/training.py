@@ -10,8 +10,11 @@ from .core import JsonDict, iso
 from .physics import learning_rate, normal, open_metrics, rl_stats, stage_loss, uniform
 from .stages import StageFlow
 
-PROGRESS_EVERY = 4
-"""A stage.progress event every this many training quanta (telemetry every quantum)."""
+PROGRESS_EVERY = 1
+"""A stage.progress event every this many training quanta (telemetry every quantum). Every
+one, as a trainer logs its step with its metrics: at 4, a demo's stage list read a step
+behind the checkpoint its Ckpts tab and event log had just shown (checkpoints come every one
+or two quanta), and its spend moved four times for each step it showed."""
 HANG_CADENCE_S = 180.0
 """The longest quantum (simulated seconds) of a stage that holds a `hang` incident."""
 

@@ -57,7 +57,9 @@ def test_the_history_run_happened_in_the_past_inside_its_booking_window(
     assert window <= stamps[0] == created
     assert stamps[-1] <= before + timedelta(seconds=5)
     assert stamps[-1] - stamps[0] > timedelta(days=5)  # the 8B run took about a week
-    assert len(set(stamps)) > len(stamps) // 4  # stamped as it went, not all at once
+    # Stamped as it went, not all at once (a quantum's checkpoint, telemetry and progress
+    # share the 5-minute step they fell in; a short stage's quanta share a few).
+    assert len(set(stamps)) > len(stamps) // 6
 
 
 def test_a_store_with_runs_gets_no_second_history_run(tmp_path: Path) -> None:
