@@ -33,7 +33,7 @@ from ito_tui.format import (
 )
 from ito_tui.textsafe import one_line
 
-from .fleet_events import straggler_detail
+from .fleet_events import node_words
 
 __all__ = ["NOISY_TYPES", "SEVERITIES", "EventLog", "LogEntry", "describe", "severity_of"]
 
@@ -149,28 +149,6 @@ def _fault_recovered(d: Any) -> str:
     return f"{text} ({d.fault_id})"
 
 
-def _node(d: Any, verb: str) -> str:
-    text = f"node {d.hostname} {verb}"
-    if d.replaced_by:
-        text += f" by {d.replaced_by}"
-    if d.reason:
-        text += f": {d.reason}"
-    where = [f"replica {d.replica_id}"] if d.replica_id else []
-    if d.fault_id:
-        where.append(f"fault {d.fault_id}")
-    return text + (f" ({', '.join(where)})" if where else "")
-
-
-def _straggler(d: Any, verb: str) -> str:
-    text = f"straggler {d.hostname}"
-    if d.rank is not None:
-        text += f" (rank {integer(d.rank)})"
-    detail = straggler_detail(d)
-    if verb:
-        return f"{text} {verb}" + (f": {detail}" if detail else "")
-    return f"{text} {detail}" if detail else f"{text} detected"
-
-
 def _quorum(d: Any) -> str:
     noun = "replica" if d.participants == 1 else "replicas"
     text = f"quorum {integer(d.quorum_id)}: {integer(d.participants)} {noun}"
@@ -265,12 +243,12 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     "run.completed": lambda d: _ended(d, "completed"),
     "run.failed": lambda d: _ended(d, "failed"),
     "run.cancelled": lambda d: _ended(d, "cancelled"),
-    "node.degraded": lambda d: _node(d, "degraded"),
-    "node.failed": lambda d: _node(d, "failed"),
-    "node.replaced": lambda d: _node(d, "replaced"),
-    "node.recovered": lambda d: _node(d, "recovered"),
-    "straggler.detected": lambda d: _straggler(d, ""),
-    "straggler.cleared": lambda d: _straggler(d, "cleared"),
+    "node.degraded": lambda d: node_words("node.degraded", d),
+    "node.failed": lambda d: node_words("node.failed", d),
+    "node.replaced": lambda d: node_words("node.replaced", d),
+    "node.recovered": lambda d: node_words("node.recovered", d),
+    "straggler.detected": lambda d: node_words("straggler.detected", d),
+    "straggler.cleared": lambda d: node_words("straggler.cleared", d),
     "quorum.changed": _quorum,
     "resync": lambda d: (
         f"resynced from snapshot: run {status_label(d.state)}, {stage_label(d.current_stage)}"

@@ -16,7 +16,7 @@ import math
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ito_tui.format import fixed
+from ito_tui.format import fixed, integer
 
 from .records import bounded, with_item
 
@@ -28,6 +28,7 @@ __all__ = [
     "NODE_EVENT_STATE",
     "NodeIncident",
     "node_changed",
+    "node_words",
     "quorum_changed",
     "straggler_changed",
 ]
@@ -58,6 +59,8 @@ class NodeIncident(NamedTuple):
     detail: str
     """A short plain phrase (a reason, `replaced by …`, `step 1.52 s vs fleet 1.11 s`)."""
     fault_id: str | None = None
+    words: str = ""
+    """The event in words, as the event log writes it (`node_words`)."""
 
 
 def _measured(value: Any) -> str | None:
@@ -76,6 +79,30 @@ def straggler_detail(d: Any) -> str:
     if step is not None:
         return f"step {step}"
     return "" if p50 is None else f"fleet {p50}"
+
+
+def node_words(event_type: str, d: Any) -> str:
+    """A node or straggler event in words, on every screen that lists one (the event log,
+    the timeline): `node h100-08 degraded: thermal throttling (replica r7)`, `node h100-03
+    replaced by h100-spare-1 (fault f_12)`, `straggler h100-08 (rank 60) step 1.52 s vs fleet
+    1.11 s (1.37×)`, `straggler h100-08 (rank 60) cleared`."""
+    if event_type.startswith("straggler."):
+        text = f"straggler {d.hostname}"
+        if d.rank is not None:
+            text += f" (rank {integer(d.rank)})"
+        detail = straggler_detail(d)
+        if event_type == "straggler.cleared":
+            return f"{text} cleared" + (f": {detail}" if detail else "")
+        return f"{text} {detail}" if detail else f"{text} detected"
+    text = f"node {d.hostname} {event_type.removeprefix('node.')}"
+    if d.replaced_by:
+        text += f" by {d.replaced_by}"
+    if d.reason:
+        text += f": {d.reason}"
+    where = [f"replica {d.replica_id}"] if d.replica_id else []
+    if d.fault_id:
+        where.append(f"fault {d.fault_id}")
+    return text + (f" ({', '.join(where)})" if where else "")
 
 
 def _nodes_with(s: RunState, hostname: str, state: str) -> Any:
@@ -106,7 +133,9 @@ def node_changed(s: RunState, ev: Any) -> RunState:
         detail = f"replaced by {d.replaced_by}"
     else:
         detail = d.reason or ""
-    incident = NodeIncident(ev.seq, ev.at, ev.type, d.hostname, d.replica_id, detail, d.fault_id)
+    incident = NodeIncident(
+        ev.seq, ev.at, ev.type, d.hostname, d.replica_id, detail, d.fault_id, node_words(ev.type, d)
+    )
     nodes = _nodes_with(s, d.hostname, state)
     changes: dict[str, Any] = {
         "last_seq": ev.seq,
@@ -125,7 +154,9 @@ def straggler_changed(s: RunState, ev: Any) -> RunState:
     """A node started or stopped straggling: record the incident and the straggler set."""
     d = ev.data
     detected = ev.type == "straggler.detected"
-    incident = NodeIncident(ev.seq, ev.at, ev.type, d.hostname, None, straggler_detail(d), None)
+    incident = NodeIncident(
+        ev.seq, ev.at, ev.type, d.hostname, None, straggler_detail(d), None, node_words(ev.type, d)
+    )
     if detected:
         stragglers = s.stragglers if d.hostname in s.stragglers else s.stragglers | {d.hostname}
         if len(stragglers) > MAX_NODES:

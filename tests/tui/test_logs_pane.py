@@ -243,7 +243,7 @@ async def test_enter_on_a_node_event_in_the_timeline_opens_the_logs_at_its_xid()
         await wait_for(pilot, lambda: pane.view.current is not None, what="the line")
         line = pane.buffer.line(pane.view.current or 0)
         assert line.at == failed_at and "Xid" in line.text
-        assert "at node.failed gpu-node-07" in caption(pilot)
+        assert "at node gpu-node-07 failed" in caption(pilot)
 
 
 async def test_the_event_line_view_opens_the_logs_at_its_event() -> None:

@@ -388,6 +388,7 @@ class PipelineScreen(StyledOnFirstShow, RunActions, RunLending):
 
     def _paint_timeline(self) -> None:
         s, timeline = self.run_state, self._timeline
+        timeline.now = shell(self).session.clock()
         if timeline.checkpoints is not s.checkpoints:
             timeline.checkpoints = s.checkpoints
         if timeline.faults is not s.faults or timeline.incidents is not s.node_events:

@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ito_tui.contract import Checkpoint, FaultRecord
-from ito_tui.format import MISSING, duration, fixed, integer, stage_label
+from ito_tui.format import MISSING, duration, fixed, integer, stage_label, stamps
 from ito_tui.textsafe import one_line, safe
 from ito_tui.tui.messages import OpenLogsAt
 
@@ -53,6 +53,9 @@ class Incident(Protocol):
 
     @property
     def detail(self) -> str: ...
+
+    @property
+    def words(self) -> str: ...
 
 
 def fault_times(state: Any, log: Iterable[Any] = ()) -> dict[str, datetime]:
@@ -135,6 +138,9 @@ class Timeline(Widget, can_focus=True):
     selected: reactive[int] = reactive(0)
     """The selected item: a fault (0 … faults-1), then a node event shown."""
 
+    now: datetime | None = None
+    """The session's clock when last painted: a time not on its day carries its date."""
+
     _item_rows: tuple[tuple[int, int], ...] = ()
     """(First row, rows) of each selectable item as last rendered (wrapped at the pane's
     width): where to scroll to show the selected one."""
@@ -164,7 +170,7 @@ class Timeline(Widget, can_focus=True):
             (self.times.get(f.fault_id), f"fault {f.fault_id} {f.kind} on {f.node or '?'}")
             for f in self.faults
         ]
-        items += [(i.at, f"{i.type} {i.hostname}") for i in self._shown_incidents()]
+        items += [(i.at, i.words) for i in self._shown_incidents()]
         return items
 
     def _shown_incidents(self) -> tuple[Incident, ...]:
@@ -209,7 +215,7 @@ class Timeline(Widget, can_focus=True):
         blocks = self._fault_blocks() if self.faults and not wide else []
         parts: list[RenderableType] = [
             Text(f"Checkpoints ({len(self.checkpoints)})", style=title),
-            self._checkpoint_table(self.checkpoints[-self.max_rows :], self.size.width)
+            self._checkpoint_table(self.checkpoints[-self.max_rows :], self.size.width, self.now)
             if self.checkpoints
             else Text("none yet"),
             Text(
@@ -255,27 +261,32 @@ class Timeline(Widget, can_focus=True):
         return tuple(items)
 
     def _incident_lines(self, first: int) -> Text:
-        """The newest node events, one line each (time on the run's clock, UTC)."""
+        """The newest node events, one line each, in the event log's words (time on the
+        run's clock, UTC, with its date when it is not today's)."""
         muted = self.get_component_rich_style("timeline--muted", partial=True)
         breach = self.get_component_rich_style("timeline--breach", partial=True)
         out = Text(no_wrap=True, overflow="ellipsis")
-        for i, incident in enumerate(self._shown_incidents()):
+        shown = self._shown_incidents()
+        times = stamps([i.at for i in shown], self.now or shown[-1].at)
+        for i, (incident, at) in enumerate(zip(shown, times, strict=True)):
             if i:
                 out.append("\n")
             start = len(out)
-            out.append(f"{incident.at:%H:%M:%S} ", muted)
+            out.append(f"{at} ", muted)
             bad = incident.type in ("node.failed", "straggler.detected", "node.degraded")
-            out.append(f"{safe(incident.type)} ", breach if incident.type == "node.failed" else "")
-            out.append(one_line(f"{incident.hostname} {incident.detail}"), "" if bad else muted)
+            style = breach if incident.type == "node.failed" else "" if bad else muted
+            out.append(one_line(incident.words), style)
             if cursor := self._cursor(first + i):
                 out.stylize(cursor, start, len(out))
         return out
 
     @staticmethod
-    def _checkpoint_table(ckpts: Sequence[Checkpoint], width: int) -> Table:
-        """Newest last; when each was saved (UTC) and the headers in words where it fits."""
+    def _checkpoint_table(ckpts: Sequence[Checkpoint], width: int, now: datetime | None) -> Table:
+        """Newest last; when each was saved (UTC, dated when not today's) and the headers in
+        words where it fits."""
         table = Table(box=None, pad_edge=False, header_style="bold", padding=(0, 1, 0, 0))
-        saved = width >= SAVED_FROM
+        times = stamps([c.created_at for c in ckpts], now or ckpts[-1].created_at)
+        saved = width >= SAVED_FROM + len(times[0]) - len("00:00:00")
         words = width >= WORDS_FROM
         columns = [
             "stage",
@@ -289,10 +300,10 @@ class Timeline(Widget, can_focus=True):
         for col in columns:
             left = col in ("stage", "saved UTC")
             table.add_column(col, justify="left" if left else "right", no_wrap=True)
-        for c in ckpts:
+        for c, at in zip(ckpts, times, strict=True):
             bw = write_gb_per_s(c)
             table.add_row(
-                *((f"{c.created_at:%H:%M:%S}",) if saved else ()),
+                *((at,) if saved else ()),
                 stage_label(c.stage),
                 integer(c.step),
                 fixed(c.size_gb, 0, grouping=True),
