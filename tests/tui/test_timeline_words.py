@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+from textual.app import App, ComposeResult
+
 from ito_tui.contract import EventBase, make_event
 from ito_tui.tui.screens.pipeline import PipelineScreen
+from ito_tui.tui.themes import app_variable_defaults
+from ito_tui.tui.widgets.timeline import Timeline
 from tests.support.apps import settle, snapshot_app
 from tests.support.waiting import wait_for
 
@@ -75,3 +80,45 @@ async def test_a_node_event_and_a_checkpoint_from_another_day_carry_their_date()
         assert saved, "the checkpoint table says when each was saved at this width"
         checkpoint = screen.run_state.checkpoints[-1]
         assert any(f"{checkpoint.created_at:%b %d %H:%M:%S}" in row for row in lines)
+
+
+@pytest.mark.parametrize(
+    ("size", "lines"),
+    [
+        ((160, 40), ["Faults (1) · SLO detect < 10 min, resume < 15 min"]),
+        ((100, 30), ["Faults (1)", "SLO detect < 10 min, resume < 15 min"]),
+        ((80, 24), ["Faults (1)", "SLO detect < 10 min, resume < 15 min"]),
+    ],
+    ids=["160x40", "100x30", "80x24"],
+)
+async def test_the_faults_title_breaks_between_its_phrases(
+    size: tuple[int, int], lines: list[str]
+) -> None:
+    events, _failed_at = with_node_failure(pretrain_script())
+    app = snapshot_app(FakeLogsClient(script=events), now=NOW, start=RUN_ID)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await wait_for(pilot, lambda: "Faults (1)" in screen_text(pilot), what="the tab")
+        rows = [row.split("▕")[-1].strip() for row in screen_text(pilot).splitlines()]
+        first = rows.index(lines[0])
+        assert rows[first : first + len(lines)] == lines
+
+
+class NarrowTimeline(App[None]):
+    CSS = "Timeline { width: 30; }"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # The app's own colour variables ($gate-failed …), as ItoApp defines them.
+        return app_variable_defaults(self.current_theme.to_color_system().generate())
+
+    def compose(self) -> ComposeResult:
+        yield Timeline()
+
+
+async def test_a_pane_too_narrow_for_the_slo_line_breaks_it_between_its_phrases() -> None:
+    async with NarrowTimeline().run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        rows = [row.strip() for row in screen_text(pilot).splitlines()]
+        first = rows.index("Faults (0)")
+        assert rows[first : first + 3] == ["Faults (0)", "SLO detect < 10 min,", "resume < 15 min"]

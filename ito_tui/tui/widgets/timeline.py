@@ -218,9 +218,7 @@ class Timeline(Widget, can_focus=True):
             self._checkpoint_table(self.checkpoints[-self.max_rows :], self.size.width, self.now)
             if self.checkpoints
             else Text("none yet"),
-            Text(
-                f"\nFaults ({len(self.faults)}) · SLO detect < 10 min, resume < 15 min", style=title
-            ),
+            Text(f"\n{self._faults_title()}", style=title),
             (self._fault_table(self.faults) if wide else Text("\n").join(blocks))
             if self.faults
             else Text("none"),
@@ -232,6 +230,15 @@ class Timeline(Widget, can_focus=True):
             ]
         self._item_rows = self._measure(parts, blocks, wide)
         return Group(*parts)
+
+    def _faults_title(self) -> str:
+        """`Faults (2) · SLO …` on one line where it fits, else the SLO on lines of its own,
+        never wrapped mid-phrase (`resume < 15` / `min`)."""
+        faults, slo = f"Faults ({len(self.faults)})", "SLO detect < 10 min, resume < 15 min"
+        for text in (f"{faults} · {slo}", f"{faults}\n{slo}"):
+            if max(len(line) for line in text.splitlines()) <= self.size.width:
+                return text
+        return f"{faults}\nSLO detect < 10 min,\nresume < 15 min"
 
     def _measure(
         self, parts: list[RenderableType], blocks: list[Text], wide: bool
