@@ -17,6 +17,7 @@ from rich.text import Text
 from ito_tui.textsafe import safe
 from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.telemetry import WINDOWS
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = ["LOSS_WINDOW_S", "RunProposals"]
 
-LOSS_WINDOW_S = 900.0
-"""The modal's loss chart shows the last 15 minutes (the time a spike escalates in)."""
+LOSS_WINDOW, LOSS_WINDOW_S = WINDOWS[0]
+"""The modal's loss chart shows the last 15 minutes (the time a spike escalates in), named
+as the Telemetry tab's caption names that window (`15 min`)."""
 LOSS_WIDTH = 48
 """Columns of the modal's loss chart until it is laid out and says its own width."""
 
@@ -106,7 +108,7 @@ class RunProposals:
 
     def _loss(self, width: int) -> ChartView:
         view = self.tracker.chart("loss", width, LOSS_WINDOW_S)
-        return replace(view, sublabel="last 15m")
+        return replace(view, sublabel=LOSS_WINDOW)
 
     def loss_shown(self) -> bool:
         """Whether the live modal is on top (its chart is painted only then)."""

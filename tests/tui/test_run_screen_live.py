@@ -106,7 +106,7 @@ async def test_a_run_waiting_for_a_person_shows_its_stage_paused(
         await wait_for(pilot, loss_at_its_width, 5, "the loss chart at its own width")
         chart = modal.query_one("#proposal-loss", TextSparkline)
         assert chart.view is modal.loss and modal.loss_width == chart.chart_width()
-        assert modal.loss is not None and modal.loss.sublabel == "last 15m"
+        assert modal.loss is not None and modal.loss.sublabel == "15 min"
         assert modal.loss.value is not None
         await pilot.press("escape")  # Decide later: the run still waits
         screen = pipeline_of(app)
