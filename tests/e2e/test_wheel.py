@@ -90,15 +90,16 @@ def test_wheel_installs_into_a_clean_venv_with_themes_and_stylesheets(tmp_path: 
 
     # The client alone, pinned like CI: no simulator, no browser mode. Not byte-compiled
     # (`--no-compile`): compiling every installed module took 6 of its 15 CPU s here, and
-    # what the commands below import is compiled as they import it.
+    # what the commands below import is compiled as they import it. The venv gets no pip
+    # of its own (ensurepip took 4.5 CPU s): this pip installs into it (`--python`).
     venv = tmp_path / "venv"
-    pip = [str(venv / "bin" / "pip"), "install", "-q", "--no-compile"]
-    pip += ["-c", str(REPO / "constraints.txt")]
-    run([sys.executable, "-m", "venv", str(venv)], tmp_path)
+    outer_pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
+    pip = [*outer_pip, "install", "-q", "--no-compile", "-c", str(REPO / "constraints.txt")]
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path)
     run([*pip, str(wheel)], tmp_path)
     ito = venv / "bin" / "ito-tui"
     env_cwd = tmp_path  # not the checkout: nothing may come from it
-    installed = run([str(venv / "bin" / "pip"), "list", "--format=json"], tmp_path).stdout
+    installed = run([*outer_pip, "list", "--format=json"], tmp_path).stdout
     dists = {d["name"].lower() for d in json.loads(installed)}
     assert not dists & {"fastapi", "starlette", "uvicorn", "sse-starlette", "textual-serve"}
 
