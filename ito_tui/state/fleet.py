@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ito_tui.contract import Fleet, FleetNode, GpuCounters, Replica
-from ito_tui.format import MISSING, duration, fixed, integer, nonfinite, number, percent
+from ito_tui.format import MISSING, duration, fixed, integer, nonfinite, percent
 from ito_tui.textsafe import one_line
 
 __all__ = [
@@ -160,11 +160,16 @@ def _finite(value: float | None) -> float | None:
 
 
 def seconds_text(value: float | None) -> str:
-    """A step time in a few cells: `1.52s`, `12.3s`, `812s`; `—` unknown; `NaN`/`∞` marks."""
+    """A step time in a few cells, to three figures with its zeros kept so a column reads
+    evenly: `1.52s`, `2.20s` (not `2.2s` under `2.24s`), `12.3s`, `812s`; `—` unknown;
+    `NaN`/`∞` marks."""
     if value is None:
         return MISSING
     mark = nonfinite(value)
-    return mark if mark is not None else f"{number(value)}s"
+    if mark is not None:
+        return mark
+    size = abs(value)
+    return f"{fixed(value, 2 if size < 9.995 else 1 if size < 99.95 else 0)}s"
 
 
 def _ratio(value: float | None) -> str:

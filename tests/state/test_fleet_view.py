@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ito_tui.contract import Fleet
 from ito_tui.format import MISSING
-from ito_tui.state.fleet import MAX_NODES, SORTS, fleet_view
+from ito_tui.state.fleet import MAX_NODES, SORTS, fleet_view, seconds_text
 
 T0 = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
 
@@ -188,3 +188,24 @@ def test_any_fleet_gives_one_row_per_node_worst_first(
         assert severities == sorted(severities)
     for row in view.nodes:
         assert row.glyph and row.state and row.p50 and row.ratio
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (1.52, "1.52s"),
+        (2.2, "2.20s"),  # a column of step times reads evenly: not `2.2s` under `2.24s`
+        (2.0, "2.00s"),
+        (9.996, "10.0s"),
+        (12.34, "12.3s"),
+        (99.96, "100s"),
+        (812.0, "812s"),
+        (None, "—"),
+        (float("nan"), "NaN"),
+        (float("inf"), "∞"),
+    ],
+)
+def test_a_step_time_has_three_figures_and_keeps_its_zeros(
+    seconds: float | None, text: str
+) -> None:
+    assert seconds_text(seconds) == text
