@@ -142,3 +142,33 @@ async def test_a_p90_swinging_across_the_booking_end_alerts_once() -> None:
             screen.projection.paint()
         assert len([a for a in app.alerter.sent if a.kind == "projection"]) == 1
         assert screen.query_one(HeaderStrip).warning == "⚠ p90 past booking end"
+
+
+async def test_a_new_projection_repaints_the_list_only_when_its_rows_read_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every telemetry sample brings a new projection; the list compares only the rows it
+    draws of it (comparing the whole list cost 0.5 ms an event, bench #4), and must still
+    redraw when those rows read otherwise."""
+    app = snapshot_app(client(), now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await projected(pilot)
+        stages = pipeline_of(app).query_one(StageList)
+        proj = stages.projection
+        assert proj is not None and proj.known
+        refreshed: list[tuple[Any, ...]] = []
+        real_refresh = stages.refresh
+
+        def spy(*regions: Any, **kw: Any) -> Any:
+            refreshed.append(regions)
+            return real_refresh(*regions, **kw)
+
+        monkeypatch.setattr(stages, "refresh", spy)
+        stages.projection = replace(proj, measured_s=proj.measured_s + 30.0)  # same rows
+        assert stages.projection != proj and refreshed == []
+        later = proj.words.replace("spend ~$17", "spend ~$19", 1)
+        assert later != proj.words
+        stages.projection = replace(proj, words=later)
+        assert refreshed, "the spend row reads otherwise: repainted"
+        await settle(pilot)
+        assert "spend ~$19" in stage_text(pipeline_of(app))
