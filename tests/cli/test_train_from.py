@@ -58,8 +58,11 @@ def test_train_from_an_unknown_run_is_not_found_and_submits_nothing(cli, backend
 
 
 def test_train_from_a_run_whose_booking_is_busy_says_to_pick_another(cli, backend) -> None:
-    r = cli("train", *SPEC, "--yes")
-    running = r.out.strip()
+    # Paused on a proposal that never expires here, the run holds its booking until the
+    # test is done (at the fixture's speed a happy run could end before the second command,
+    # as it once did on a loaded CI).
+    running = submit(cli, "--scenario", "loss-spike")
+    wait_for_proposal(cli, running)
     r = cli("train", "--from", running, "--yes")
     assert r.code == 2, r.err
     assert "is busy with" in r.err and "--booking" in r.err
