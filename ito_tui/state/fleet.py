@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ito_tui.contract import Fleet, FleetNode, GpuCounters, Replica
-from ito_tui.format import MISSING, duration, fixed, integer, nonfinite, percent
+from ito_tui.format import MISSING, duration, fixed, general, integer, nonfinite, percent
 from ito_tui.textsafe import one_line
 
 __all__ = [
@@ -161,7 +161,7 @@ def _finite(value: float | None) -> float | None:
 
 def seconds_text(value: float | None) -> str:
     """A step time in a few cells, to three figures with its zeros kept so a column reads
-    evenly: `1.52s`, `2.20s` (not `2.2s` under `2.24s`), `12.3s`, `812s`; `—` unknown;
+    evenly: `0.512s`, `1.52s`, `2.20s` (not `2.2s` under `2.24s`), `12.3s`, `812s`; `—` unknown;
     `NaN`/`∞` marks."""
     if value is None:
         return MISSING
@@ -169,7 +169,10 @@ def seconds_text(value: float | None) -> str:
     if mark is not None:
         return mark
     size = abs(value)
-    return f"{fixed(value, 2 if size < 9.995 else 1 if size < 99.95 else 0)}s"
+    if 0 < size < 0.0005:
+        return f"{general(value)}s"  # not `0.000s` for a step that took time
+    digits = 3 if size < 0.9995 else 2 if size < 9.995 else 1 if size < 99.95 else 0
+    return f"{fixed(value, digits)}s"
 
 
 def _ratio(value: float | None) -> str:

@@ -193,6 +193,9 @@ def test_any_fleet_gives_one_row_per_node_worst_first(
 @pytest.mark.parametrize(
     ("seconds", "text"),
     [
+        (0.512, "0.512s"),
+        (0.001, "0.001s"),
+        (0.00004, "4e-05s"),  # not `0.000s` for a step that took time
         (1.52, "1.52s"),
         (2.2, "2.20s"),  # a column of step times reads evenly: not `2.2s` under `2.24s`
         (2.0, "2.00s"),
