@@ -137,6 +137,8 @@ def test_a_failed_gate_reads_as_what_it_needed() -> None:
         (None, "mxfp8", "not measured (fp8)"),
         (None, "FP8_E4M3", "not measured (fp8)"),  # a precision the contract does not list
         (None, "bf16", "—"),
+        (float("nan"), "bf16", "NaN"),  # a backend's non-finite value is data
+        (1e300, "bf16", ">999%"),
     ],
 )
 def test_an_mfu_reads_the_same_everywhere(frac: float | None, precision: str, text: str) -> None:

@@ -203,6 +203,8 @@ def test_any_fleet_gives_one_row_per_node_worst_first(
         (12.34, "12.3s"),
         (99.96, "100s"),
         (812.0, "812s"),
+        (1e300, "1e300s"),  # a backend's absurd value: bounded, never a crash
+        (-5.0, "-5.00s"),
         (None, "—"),
         (float("nan"), "NaN"),
         (float("inf"), "∞"),
