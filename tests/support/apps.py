@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from textual.app import App
 from textual.dom import DOMNode
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Footer, Input
 
 from ito_tui.config import Settings
 from ito_tui.tui import ItoApp, make_app
@@ -36,6 +36,7 @@ __all__ = [
     "SIZE_IDS",
     "THEMES",
     "assert_steady_fields",
+    "bottom_row_keys",
     "record_restyles",
     "settings",
     "settle",
@@ -132,6 +133,19 @@ def record_restyles(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
     monkeypatch.setattr(App, "update_styles", update_styles)
     return restyled
+
+
+def bottom_row_keys(app: App[Any]) -> list[str]:
+    """The keys drawn on the bottom row of the screen on top, as `key description`: the
+    footer there must be that screen's own ([] when its bottom row is no footer; a modal
+    without one showed the screen under it, whose keys do nothing while it is open)."""
+    screen = app.screen
+    widget, _ = screen.get_widget_at(1, screen.size.height - 1)
+    footers = [node for node in (widget, *widget.ancestors) if isinstance(node, Footer)]
+    if not footers or footers[0].screen is not screen:
+        return []
+    keys = footers[0].query("FooterKey")  # Textual's footer keys, by type (its module is private)
+    return [f"{cast(Any, key).key_display} {cast(Any, key).description}" for key in keys]
 
 
 def assert_steady_fields(node: DOMNode) -> None:

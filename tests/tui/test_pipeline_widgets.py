@@ -33,7 +33,13 @@ from ito_tui.tui.widgets.sparkline import TextSparkline
 from ito_tui.tui.widgets.spend_bar import spend_bar_text
 from ito_tui.tui.widgets.stage_detail import StageDetail, summary_value
 from ito_tui.tui.widgets.stages import StageList
-from tests.support.apps import assert_steady_fields, record_alerts, settle, snapshot_app
+from tests.support.apps import (
+    assert_steady_fields,
+    bottom_row_keys,
+    record_alerts,
+    settle,
+    snapshot_app,
+)
 from tests.support.waiting import wait_for
 
 from .pipeline_fakes import (
@@ -353,6 +359,8 @@ async def test_cancel_restates_spend_escape_cancels_nothing_and_a_closing_modal_
         assert isinstance(app.screen, CancelRunModal)
         assert "$8,500" in str(app.screen.query_one("#cancel-spend").render())
         assert app.screen.focused is not None and app.screen.focused.id == "keep"
+        # Its own keys at the bottom, not the run screen's (`x Cancel run` did nothing).
+        assert bottom_row_keys(app) == ["esc Keep running"]
         await pilot.press("enter")
         assert not isinstance(app.screen, CancelRunModal) and client.cancels == []
         await pilot.press("x")

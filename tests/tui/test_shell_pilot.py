@@ -29,6 +29,7 @@ from ito_tui.tui.session import TokenCell
 from ito_tui.tui.widgets.estimate import EstimatePanel
 from ito_tui.tui.widgets.field_row import FieldRow
 from ito_tui.tui.widgets.header import HeaderStrip
+from tests.support.apps import bottom_row_keys
 from tests.support.keyring import MemoryKeyring
 from tests.support.toasts import record_toasts
 
@@ -207,6 +208,8 @@ async def test_estimate_refusal_blocks_submit_and_a_double_submit_creates_one_ru
 
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSubmitModal), what="confirm")
+        # Its own keys at the bottom, not the form's (which do nothing while it is open).
+        assert bottom_row_keys(app) == ["esc Cancel"]
         await pilot.press("enter")
         await pilot.press("ctrl+g", "enter")
         await wait_for(

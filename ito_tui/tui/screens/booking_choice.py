@@ -19,6 +19,7 @@ from ito_tui.contract import Booking
 from ito_tui.format import ends_in
 from ito_tui.textsafe import safe
 from ito_tui.tui.first_show import StyledOnFirstShow
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 
 def booking_line(b: Booking, now: datetime) -> Text:
@@ -84,6 +85,7 @@ class BookingChoice(StyledOnFirstShow, ModalScreen[Booking | None]):
                     Text(NO_FREE_BOOKING),
                     id="booking-choices",
                 )
+        yield SteadyFooter()
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:

@@ -25,6 +25,7 @@ from ito_tui.state.views import Progress
 from ito_tui.textsafe import safe
 from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
 
@@ -112,6 +113,7 @@ class CancelRunModal(StyledOnFirstShow, ModalScreen[Run | None]):
             with Horizontal():
                 yield Button("Keep running", id="keep", compact=True)
                 yield Button("Cancel run", id="confirm-cancel", compact=True)
+        yield SteadyFooter()
 
     def watch_spend(self) -> None:
         self._spend_changed()

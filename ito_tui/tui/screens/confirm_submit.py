@@ -14,6 +14,7 @@ from textual.widgets import Button, Static
 from ito_tui.format import count, duration_h, usd
 from ito_tui.textsafe import safe
 from ito_tui.tui.first_show import StyledOnFirstShow
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from ito_tui.contract import Booking, Estimate, TrainingSpec
@@ -90,6 +91,7 @@ class ConfirmSubmitModal(StyledOnFirstShow, ModalScreen[bool]):
             with Horizontal(id="confirm-buttons", classes="dialog-buttons"):
                 yield Button("Submit run", id="confirm-submit", variant="success")
                 yield Button("Cancel", id="confirm-cancel")
+        yield SteadyFooter()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from ito_tui.textsafe import safe
 from ito_tui.tui.first_show import StyledOnFirstShow
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 
 class KeyRow(NamedTuple):
@@ -98,3 +99,4 @@ class HelpScreen(StyledOnFirstShow, ModalScreen[None]):
                 ),
                 id="help-footer",
             )
+        yield SteadyFooter()

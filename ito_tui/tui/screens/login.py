@@ -20,6 +20,7 @@ from textual.widgets import Button, Input, Static
 from ito_tui.textsafe import safe
 from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.session import shell
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class LoginModal(StyledOnFirstShow, ModalScreen[str | None]):
                     Content.styled(safe(self.keyring_problem), "$text-muted"),
                     id="login-keyring",
                 )
+        yield SteadyFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -45,6 +45,7 @@ from ito_tui.tui.widgets.proposal_text import (
     why_text,
 )
 from ito_tui.tui.widgets.sparkline import TextSparkline
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 from ito_tui.tui.widgets.steady_input import SteadyInput
 
 if TYPE_CHECKING:
@@ -155,6 +156,7 @@ class ProposalModal(DecidingModal):
                         "Confirm approval", id="confirm-approve", disabled=True, compact=True
                     )
                     yield Button("Back", id="confirm-back", compact=True)
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.proposal = self._initial
