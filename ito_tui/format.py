@@ -230,20 +230,20 @@ def count(value: Number | None) -> str:
 
 
 def number(value: Number | None, digits: int = 3) -> str:
-    """A measured number in a few cells: `3.14`, `812`, `8,412`, `12.4K`, `1.2e-03`."""
+    """A measured number in a few cells: `3.14`, `2.80` (`digits` figures, zeros kept: one
+    precision in `2.21–2.80`), `0`, `812`, `8,412`, `12.4K`, `1.2e-03`."""
     if value is None:
         return MISSING
-    text = special(value)
-    if text is not None:
+    if (text := special(value)) is not None:
         return text
     v = float(value)
     if abs(v) >= 9_999.5:
         return count(v)
     if abs(v) >= 100:
         return f"{v:,.0f}"
-    if v != 0 and abs(v) < 0.01:
-        return f"{v:.1e}"
-    return f"{v:.{digits}g}"
+    if v == 0 or abs(v) < 0.01:
+        return f"{v:.1e}" if v else "0"
+    return f"{v:#.{digits}g}".removesuffix(".")  # 99.96 is `100.` in the `#` form
 
 
 def duration(seconds: Number | None) -> str:

@@ -16,6 +16,7 @@ from ito_tui.format import (
     general,
     integer,
     nonfinite,
+    number,
     percent,
     scientific,
     special,
@@ -95,6 +96,30 @@ def test_non_finite_values_have_their_own_marks(value: object, mark: str | None)
 )
 def test_scientific_form_is_short_and_exact_in_its_exponent(value: float, text: str) -> None:
     assert scientific(value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "text"),
+    [
+        (2.8, 3, "2.80"),  # a chart's `2.21–2.8` read at two precisions
+        (2.21, 3, "2.21"),
+        (-2.8, 3, "-2.80"),
+        (12.0, 3, "12.0"),
+        (1, 3, "1.00"),
+        (0.05, 3, "0.0500"),
+        (99.96, 3, "100"),  # not `100.`
+        (99.94, 3, "99.9"),
+        (0, 3, "0"),
+        (0.009, 3, "9.0e-03"),
+        (812.4, 3, "812"),
+        (2.16282, 4, "2.163"),
+        (3.0, 4, "3.000"),
+    ],
+)
+def test_a_measured_number_keeps_its_figures_zeros_included(
+    value: float, digits: int, text: str
+) -> None:
+    assert number(value, digits) == text
 
 
 def test_bounded_forms_of_durations_percentages_and_counts() -> None:

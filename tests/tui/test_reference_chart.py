@@ -58,10 +58,10 @@ def test_non_finite_reference_values_are_not_drawn() -> None:
 def test_the_value_column_says_the_references_value_where_we_are() -> None:
     view = with_ref([1.0, 2.0, 3.0, 4.0], [1.5, 2.5, 3.0, 3.2], ref_value=3.2)
     lines = chart_lines(view, 60, 2)
-    assert lines[1].rstrip().endswith(f"{REF_GLYPH} 3.2")
-    assert lines[0].rstrip().endswith("4")
+    assert lines[1].rstrip().endswith(f"{REF_GLYPH} 3.20")
+    assert lines[0].rstrip().endswith("4.00")
     three = chart_lines(view, 60, 3)
-    assert "1–4" in three[1] and three[2].rstrip().endswith(f"{REF_GLYPH} 3.2")
+    assert "1.00–4.00" in three[1] and three[2].rstrip().endswith(f"{REF_GLYPH} 3.20")
     # Without one (no reference value here) it says so: the run has no value at our tokens.
     assert chart_lines(with_ref([1.0, 2.0], [1.0, None]), 60, 2)[1].rstrip().endswith("—")
 

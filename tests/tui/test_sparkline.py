@@ -221,7 +221,7 @@ async def test_a_chart_as_tall_as_its_css_draws_that_many_rows() -> None:
     assert [c[-1] for c in cells] == ["█"] * 4
     assert rows[0].startswith("loss") and rows[1].startswith("SFT")
     assert rows[2][: TextSparkline.LABEL_WIDTH].strip() == ""  # labels on rows 0–1 only
-    assert rows[0].split()[-1] == "7" and rows[1].split()[-1] == "0–7"
+    assert rows[0].split()[-1] == "7.00" and rows[1].split()[-1] == "0–7.00"
 
 
 async def test_markers_are_drawn_by_kind_with_glyphs_of_their_own() -> None:
