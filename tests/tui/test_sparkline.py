@@ -129,6 +129,16 @@ def test_a_note_too_long_for_the_value_column_is_written_whole_over_an_empty_cha
     assert chart_lines(view, width, 2, kept) == [top, bottom]
 
 
+def test_a_note_too_long_for_a_narrow_chart_is_split_between_its_words() -> None:
+    # The run screen's chart pane at 80x24: 14 columns and a 12-cell value column; the
+    # note was cut to `not measured…` over the columns.
+    view = chart_view([None, None], key="mfu", unit="fraction", note=MFU_UNMEASURED)
+    top, _ = chart_lines(view, 38, 2)
+    assert chart_width(38) < len(MFU_UNMEASURED) and "…" not in top
+    assert top[TextSparkline.LABEL_WIDTH :].split() == MFU_UNMEASURED.split()
+    assert top.rstrip().endswith("(fp8)")  # its last word in the value column
+
+
 async def test_a_chart_repaints_only_the_cells_that_changed() -> None:
     async with OneChart().run_test(size=(60, 4)) as pilot:
         chart, width, calls = await drawn_and_spied(pilot)

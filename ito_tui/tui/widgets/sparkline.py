@@ -243,9 +243,11 @@ def chart_lines(
         value = view.note if view.note is not None else _figure(view, stats)
         if len(value) > stats and _draws_nothing(view):
             # A note longer than the value column (`not measured (fp8)`) on a chart that
-            # draws nothing: written over its columns, whole, not cut to `not meas…`.
-            chart = [one_line(value, columns).ljust(columns), *chart[1:]]
-            value = ""
+            # draws nothing: written over its columns, whole, not cut to `not meas…`; on
+            # a chart too narrow for it, its last words go to the value column.
+            head, tail = _note_parts(value, columns, stats)
+            chart = [one_line(head, columns).ljust(columns), *chart[1:]]
+            value = tail
         span = _span(view, stats) if view.vmax is not None else ""
         labels = _labels(view.label, view.sublabel, rows)
         texts = [value, span] if rows > 1 else [f"{value} {span}".strip()]
@@ -264,6 +266,17 @@ def chart_lines(
             f"{chart[r]} {one_line(text, stats):<{stats}}"
         )
     return out
+
+
+def _note_parts(note: str, columns: int, stats: int) -> tuple[str, str]:
+    """`note` as (what the chart's columns show, what the value column shows): whole over
+    the columns when it fits, else split between words so both parts fit."""
+    cut = len(note)
+    while len(note[:cut]) > columns or len(note[cut:].strip()) > stats:
+        cut = note.rfind(" ", 0, cut)
+        if cut <= 0:
+            return note, ""  # no split fits: cut over the columns
+    return note[:cut], note[cut:].strip()
 
 
 def _draws_nothing(view: ChartView) -> bool:
