@@ -27,7 +27,7 @@ from ito_tui.tui.screens.proposal import ProposalModal
 from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.widgets.decision_table import DecisionTable, matches
 from ito_tui.tui.widgets.loss_window import LossWindow
-from tests.support.apps import assert_steady_fields
+from tests.support.apps import assert_steady_fields, bottom_row_keys
 
 from .shell_fakes import NOW, RUN_A, RUN_B, FakeTrailClient, capabilities, proposal, trail
 from .shell_helpers import isolated_user_dirs, screen_text, settings, wait_for  # noqa: F401
@@ -259,6 +259,10 @@ async def test_a_decided_proposal_opens_as_its_record_with_the_loss_before_the_a
         assert {b.id for b in modal.query(Button)} == {"decide-later"}
         assert modal.query_one("#proposal-who").has_class("-hidden")  # the decision says who
         assert client.telemetry_reads == [RUN_A]
+        # Decided: Escape closes, and the footer says so (it said `esc Decide later`).
+        assert bottom_row_keys(app) == ["esc Close"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ProposalModal), what="closed")
 
 
 def test_the_palette_line_of_a_pending_proposal() -> None:

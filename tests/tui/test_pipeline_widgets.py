@@ -282,6 +282,7 @@ async def test_the_proposal_modal_rings_and_no_toast_is_sent_over_it_until_it_cl
         event = make_event("budget.warning", seq=seq, run_id=RUN_ID, ts=ts, data=warning)
         screen.applied(event, screen.tracker.feed(event))  # as the stream's follower does
         assert toasts == ["Node failed", "SLO breached"] and len(bells) == 4  # rung, toast held
+        assert bottom_row_keys(app) == ["esc Decide later"]  # pending: its own key only
         await pilot.press("escape")  # Decide later
         await pilot.pause()
         assert app.screen is screen

@@ -45,6 +45,15 @@ class DecidingModal(StyledOnFirstShow, ModalScreen[str | None]):
             id="proposal.decide_later",
             tooltip="Close without deciding; the proposal stays pending",
         ),
+        # Escape once the proposal is decided (ours or someone else's): the same close,
+        # in the words of the one button left.
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            id="proposal.close",
+            tooltip="Close; the decision is recorded",
+        ),
     ]
 
     proposal: reactive[Proposal | None] = reactive(None, always_update=True)
@@ -73,6 +82,12 @@ class DecidingModal(StyledOnFirstShow, ModalScreen[str | None]):
         later = self.query_one("#decide-later", Button)
         later.label = "Close"
         later.focus()
+        self.refresh_bindings()  # the footer's `esc Decide later` becomes `esc Close`
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("decide_later", "close"):
+            return (action == "close") == (self._closed_at is not None)
+        return super().check_action(action, parameters)
 
     def watch_in_flight(self, busy: bool) -> None:
         for button in self.query(Button):
@@ -85,6 +100,10 @@ class DecidingModal(StyledOnFirstShow, ModalScreen[str | None]):
 
     def action_decide_later(self) -> None:
         """Close without sending anything; the proposal stays pending."""
+        self.dismiss(self._sent)
+
+    def action_close(self) -> None:
+        """Close once the proposal is decided."""
         self.dismiss(self._sent)
 
     @property
