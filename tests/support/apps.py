@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from textual.app import App
 from textual.dom import DOMNode
 from textual.pilot import Pilot
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, Tabs
 
 from ito_tui.config import Settings
 from ito_tui.tui import ItoApp, make_app
@@ -67,7 +67,7 @@ def snapshot_app(
 ) -> ItoApp:
     """The real app over `client` with the clock stopped at `now`, opened at `start` (a run
     id, "runs", a booking id, or the picker), logged in with a token the fake accepts."""
-    app = make_app(
+    return make_app(
         settings(backend_url=BACKEND_URL, theme=theme),
         client,
         start=start,
@@ -75,10 +75,6 @@ def snapshot_app(
         token=TokenCell(SecretStr("s3cret")),
         clock=lambda: now,
     )
-    # A picture is of where an animation ends: on a loaded machine one caught the tabs'
-    # underline half-way (test_pipeline_proposal_modal[120x40], 2026-12-07).
-    app.animation_level = "none"
-    return app
 
 
 def _drawn(app: ItoApp) -> bool:
@@ -91,12 +87,27 @@ def _drawn(app: ItoApp) -> bool:
             last = client.script[-1].seq if client.script else 0
             if screen.tracker.last_seq < last or screen.repaints.pending:
                 return False
+    if not all(
+        _underline_placed(tabs) for screen in app.screen_stack for tabs in screen.query(Tabs)
+    ):
+        return False
     top = app.screen
     if isinstance(top, RunsScreen):
         return top.fetches > 0
     if isinstance(top, BookingsScreen):
         return top.loaded
     return True
+
+
+def _underline_placed(tabs: Tabs) -> bool:
+    """Whether the tabs' underline is under the active tab: it slides there after a layout,
+    and a loaded machine caught it half-way (test_pipeline_proposal_modal[120x40])."""
+    active = tabs.active_tab
+    if active is None or not tabs.display:
+        return True
+    underline = cast(Any, tabs.query_one("Underline"))  # Textual's, by type: its module is private
+    start, end = active.virtual_region.shrink(active.styles.gutter).column_span
+    return (underline.highlight_start, underline.highlight_end) == (start, end)
 
 
 async def settle(pilot: Pilot[Any]) -> None:
