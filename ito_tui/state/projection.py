@@ -105,10 +105,16 @@ MAX_STEP_DELTA = 2**53
 """The largest step delta measured: beyond it a float no longer holds every integer."""
 
 
-def _intervals(points: list[PacePoint], now_x: float) -> list[tuple[float, int, float]]:
-    """(seconds, steps, x at its end) between measured points, each with progress: time
-    with none (a stall, a rollback: steps going back count as none) joins the next
-    interval that has some; a stall still going on at `now_x` joins the last one."""
+def _intervals(
+    points: list[PacePoint], now_x: float
+) -> tuple[list[tuple[float, int, float]], float]:
+    """(seconds, steps, x at its end) between measured points, each with progress, and
+    their usual length (the median). Time with none (a stall, a rollback: steps going back
+    count as none) joins the next interval that has some; a stall still going on at
+    `now_x` joins the last one, for the time beyond the usual length. The run's clock runs
+    ahead of the last point by up to one interval as a matter of course (an event of the
+    next quantum heard before its progress): counted whole, that doubled the last interval,
+    and the demo's finish jumped by days and back at every quantum."""
     out: list[tuple[float, int, float]] = []
     dt_acc = 0.0
     for a, b in pairwise(points):
@@ -119,11 +125,13 @@ def _intervals(points: list[PacePoint], now_x: float) -> list[tuple[float, int, 
         if 0 < dw <= MAX_STEP_DELTA:
             out.append((dt_acc, dw, b.x))
             dt_acc = 0.0
-    dt_acc += max(0.0, now_x - points[-1].x) if points else 0.0
+    usual = sorted(dt for dt, _, _ in out)[len(out) // 2] if out else 0.0
+    if out:
+        dt_acc += max(0.0, now_x - points[-1].x - usual)
     if out and dt_acc > 0:
         dt, dw, _ = out[-1]
         out[-1] = (dt + dt_acc, dw, now_x)
-    return out
+    return out, usual
 
 
 class _Pace(NamedTuple):
@@ -278,8 +286,11 @@ def projection(
     if stage is None or p is None or not p.total_steps or len(points) < 2:
         return _unknown(stage, f"finish {MISSING} (measuring the pace)")
     now_x = max(now.timestamp(), points[-1].x)
-    anchor = datetime.fromtimestamp(now_x, tz=now.tzinfo)
-    intervals = _intervals(points, now_x)
+    intervals, usual = _intervals(points, now_x)
+    # What is left is counted from the last point while the next is not yet due (no news
+    # is not a stall), from `now_x` less the usual interval once it is overdue.
+    lead = min(usual, now_x - points[-1].x)
+    anchor = datetime.fromtimestamp(now_x - lead, tz=now.tzinfo)
     measured_s = now_x - points[0].x
     if len(intervals) < MIN_INTERVALS:
         return _unknown(stage, f"finish {MISSING} (measuring the pace)", measured_s)
@@ -306,11 +317,11 @@ def projection(
     base += rate * (now_x - last.x)
 
     def finish(r: float) -> datetime | None:
-        return anchor + timedelta(seconds=r) if r <= MAX_HORIZON_S else None
+        return anchor + timedelta(seconds=max(r, lead)) if r <= MAX_HORIZON_S else None
 
     f50, f90 = finish(r50), finish(r90)
-    s50 = _cents(base + rate * r50) if math.isfinite(base + rate * r50) else None
-    s90 = _cents(base + rate * r90) if math.isfinite(base + rate * r90) else None
+    s50 = _cents(base + rate * max(0.0, r50 - lead)) if math.isfinite(base + rate * r50) else None
+    s90 = _cents(base + rate * max(0.0, r90 - lead)) if math.isfinite(base + rate * r90) else None
     late = booking_ends_at is not None and (f90 is None or f90 > booking_ends_at)
     over = budget_usd is not None and s90 is not None and s90 > budget_usd
     words = _words(f50, f90, s50, s90, anchor, r50)

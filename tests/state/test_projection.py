@@ -147,6 +147,22 @@ def test_a_stall_going_on_now_pushes_the_finish_out() -> None:
     assert later.finish_p50 - soon.finish_p50 > timedelta(hours=1)
 
 
+def test_a_clock_ahead_of_the_pace_by_less_than_an_interval_moves_nothing() -> None:
+    # The run's clock is the newest event's: one of the next quantum (a checkpoint) is
+    # often heard before the telemetry that says its step. The demo's finish jumped from
+    # Dec 10 to Dec 14 and back at every such event (and raised "Will finish late").
+    tracker = tracker_with(STEADY)
+    now = tracker.projection(now=at(1200))
+    ahead = tracker.projection(now=at(1200 + 59))  # the next point is due at 1260
+    assert now.known and ahead.known
+    assert (ahead.finish_p50, ahead.finish_p90) == (now.finish_p50, now.finish_p90)
+    assert (ahead.spend_p50, ahead.spend_p90) == (now.spend_p50, now.spend_p90)
+    # Overdue, it is a stall going on: it counts from when the point was due.
+    stalled = tracker.projection(now=at(1200 + 60 + 600))
+    assert stalled.finish_p50 is not None and now.finish_p50 is not None
+    assert stalled.finish_p50 - now.finish_p50 > timedelta(minutes=10)
+
+
 def test_no_projection_before_the_pace_is_measured_or_after_the_end() -> None:
     assert not tracker_with([]).projection().known
     one = tracker_with([(0, 0), (60, 10)]).projection()
