@@ -110,7 +110,7 @@ async def test_the_caption_names_the_day_of_the_top_row_when_it_is_not_today() -
         assert caption(pilot).startswith(f"following · from {when(top, NOW)} · "), caption(pilot)
         await pilot.press("home")
         await wait_for(pilot, lambda: view.top_index == 0, what="the oldest line")
-        # The caption follows the scroll at the pane's next paint (at once, unanimated).
+        # The caption follows the scroll at the pane's next paint, not with it.
         oldest = "paused — End to follow, 0 new · from Dec 2 00:01 UTC"
         await wait_for(pilot, lambda: caption(pilot).startswith(oldest), what=oldest)
     # Rows on screen that cross midnight name both days.
