@@ -16,6 +16,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
+from functools import partial
 from typing import Any, NamedTuple
 
 from ito_tui.contract import EventBase, UnknownEvent
@@ -33,7 +34,7 @@ from ito_tui.format import (
 )
 from ito_tui.textsafe import one_line
 
-from .fleet_events import node_words
+from .fleet_events import NODE_EVENT_STATE, node_words
 
 __all__ = ["NOISY_TYPES", "SEVERITIES", "EventLog", "LogEntry", "describe", "severity_of"]
 
@@ -243,17 +244,16 @@ _FORMAT: dict[str, Callable[[Any], str]] = {
     "run.completed": lambda d: _ended(d, "completed"),
     "run.failed": lambda d: _ended(d, "failed"),
     "run.cancelled": lambda d: _ended(d, "cancelled"),
-    "node.degraded": lambda d: node_words("node.degraded", d),
-    "node.failed": lambda d: node_words("node.failed", d),
-    "node.replaced": lambda d: node_words("node.replaced", d),
-    "node.recovered": lambda d: node_words("node.recovered", d),
-    "straggler.detected": lambda d: node_words("straggler.detected", d),
-    "straggler.cleared": lambda d: node_words("straggler.cleared", d),
     "quorum.changed": _quorum,
     "resync": lambda d: (
         f"resynced from snapshot: run {status_label(d.state)}, {stage_label(d.current_stage)}"
     ),
 }
+# Node and straggler events in the words the timeline uses too (`fleet_events.node_words`).
+_FORMAT.update(
+    (kind, partial(node_words, kind))
+    for kind in (*NODE_EVENT_STATE, "straggler.detected", "straggler.cleared")
+)
 
 
 def describe(event: EventBase) -> str:

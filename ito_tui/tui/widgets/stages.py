@@ -183,9 +183,8 @@ class StageList(Widget, can_focus=True):
         # minute, amounts rounded) change far less often. Comparing those rows costs a
         # tenth of comparing the whole list (`_draw_key`: every stage's rows), which was
         # half a millisecond of each live event (bench #4).
-        if self.is_mounted and projection_lines(old, self._width()) == projection_lines(
-            new, self._width()
-        ):
+        width = self._width() if self.is_mounted else 0
+        if width and projection_lines(old, width) == projection_lines(new, width):
             return
         self._relayout_if_taller()
         self._repaint_if_changed()
