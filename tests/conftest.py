@@ -17,6 +17,7 @@ from starlette.types import ASGIApp
 
 from ito_tui import startup
 from ito_tui.desk_sim import create_app
+from ito_tui.tui.textual_private import compose_headless_frames
 from tests.support.keyring import MemoryKeyring
 from tests.support.servers import ServerThread, SimHandle, sim_config
 
@@ -116,6 +117,15 @@ def _long_seconds(item: pytest.Item) -> float:
 
 def _is_async(item: pytest.Item) -> bool:
     return inspect.iscoroutinefunction(getattr(item, "function", None))
+
+
+@pytest.fixture(autouse=True)
+def frames_composed_when_read(request: pytest.FixtureRequest) -> None:
+    """A headless app composes what a test reads of its screen (`export_screenshot` composes
+    it whole), not every frame a terminal would be sent: a third of a pilot's CPU. The
+    fault tests compose every frame, so that a hostile value a frame cannot draw fails
+    there even when no test reads that frame; the e2e tests run the real program."""
+    compose_headless_frames(request.node.nodeid.startswith("tests/faults/"))
 
 
 @pytest.fixture(autouse=True)

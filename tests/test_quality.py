@@ -53,7 +53,7 @@ def test_no_module_passes_400_lines() -> None:
 
 
 PRIVATE_API_HOME = "tests/tui/test_textual_private.py"
-"""The one test module that reaches into Textual on purpose (`tui/textual_private.py`)."""
+"""The one test module that reaches into Textual on purpose (`tui/textual_private/`)."""
 NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_make"})
 """Underscored by the language, public by contract."""
 

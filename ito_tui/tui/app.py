@@ -3,7 +3,7 @@
 What it does is elsewhere: where keys lead in `tui/navigation.py`, what an unhandled error
 shows in `tui/errors.py` (the sink), the messages it reacts to in `tui/messages.py`, the
 watcher of every run in `tui/needs_you.py`, what Textual offers only privately in
-`tui/textual_private.py`.
+`tui/textual_private/`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The terminal driver's input thread sleeps while no key arrives (tui/textual_private.py).
+"""The terminal driver's input thread sleeps while no key arrives (tui/textual_private/terminal.py).
 
 Textual's own driver wakes ten times a second to poll stdin, and spins on a stdin at end of
 file. Both are checked on the real `ito-tui demo` in tmux by counting what the kernel counts:

@@ -1,4 +1,4 @@
-"""What `ito_tui/tui/textual_private.py` relies on in Textual is still there and still works.
+"""What `ito_tui/tui/textual_private/` relies on in Textual is still there and still works.
 
 Each test names what would break silently on an upgrade: the quiet driver would stop
 reading keys (or poll again), a burst of keys would be sent out of order, the terminal
@@ -25,6 +25,8 @@ from textual import events
 from textual.app import App
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.message_pump import MessagePump
+from textual.screen import Screen
+from textual.widgets import Static
 
 from ito_tui.tui import textual_private
 from ito_tui.tui.textual_private import (
@@ -32,6 +34,8 @@ from ito_tui.tui.textual_private import (
     KeysInOrder,
     QuietLinuxDriver,
     SharedRulesStylesheet,
+    compose_headless_frames,
+    styles,
     with_terminal,
     write_to_terminal,
 )
@@ -56,6 +60,9 @@ REPLACED = {
     # this compose would set: the keys but the palette's bound to the footer's `compact`.
     "textual.widgets._footer.FooterKey._watch_compact": "d2fa36af728768bb",
     "textual.widgets._footer.Footer.compose": "8514ae6622cb1844",
+    # compose_headless_frames wraps this one: it relies on it doing nothing for a headless
+    # app but compose a frame for `App._display` to drop, and forget what was dirty.
+    "textual.screen.Screen._compositor_refresh": "7a40efe563816a06",
 }
 
 
@@ -101,6 +108,9 @@ def test_the_private_names_it_uses_exist_with_the_signatures_used() -> None:
     sheet = SharedRulesStylesheet()
     for name in ("_variables", "_invalid_css", "_rules", "_rules_map", "_require_parse"):
         assert hasattr(sheet, name), name
+    screen: Screen[None] = Screen()
+    assert isinstance(screen._dirty_widgets, set)
+    assert isinstance(screen._compositor._dirty_regions, set)
 
 
 async def test_write_to_terminal_reaches_the_driver_of_a_running_app(
@@ -236,19 +246,19 @@ def test_css_with_errors_is_refused_by_every_stylesheet_that_shares_it() -> None
     for _ in range(2):
         with pytest.raises(TokenError):
             _sheet(token)
-    assert not [key for key in textual_private._parsed if key[0] == token]
+    assert not [key for key in styles._parsed if key[0] == token]
 
 
 def test_the_shared_rules_are_bounded_oldest_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(textual_private, "PARSED_LIMIT", 3)
-    monkeypatch.setattr(textual_private, "_parsed", {})
+    monkeypatch.setattr(styles, "PARSED_LIMIT", 3)
+    monkeypatch.setattr(styles, "_parsed", {})
     asked = _parsed_by_textual(monkeypatch)
     sources = [f"Label.t{n} {{ color: red; }}" for n in range(4)]
     for css in sources:
         _sheet(css)
     _sheet(sources[3])
     _sheet(sources[0])  # the oldest, let go when the fourth came
-    assert len(textual_private._parsed) == 3
+    assert len(styles._parsed) == 3
     assert asked == [*sources, sources[0]]
 
 
@@ -273,6 +283,44 @@ async def test_the_app_shares_parsed_css_and_a_theme_change_still_restyles() -> 
         assert isinstance(app.stylesheet, SharedRulesStylesheet)
         assert label.styles.background != dark
         assert label.styles.background == app.current_theme.to_color_system().primary
+
+
+# ------------------------------------------------------------ frames nobody sees
+
+
+class Counted(Static):
+    """A Static that counts how often it is drawn."""
+
+    drawn = 0
+
+    def render(self) -> Any:
+        self.drawn += 1
+        return super().render()
+
+
+@pytest.mark.parametrize("compose", [True, False])
+async def test_a_headless_app_composes_its_frames_only_when_asked_and_reads_the_same(
+    compose: bool,
+) -> None:
+    compose_headless_frames(compose)
+    counted = Counted("one")
+
+    class One(App[None]):
+        CSS = "Counted { width: 10; height: 1; }"  # no layout asks it for its size
+
+        def compose(self) -> Any:
+            yield counted
+
+    app = One()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        drawn = counted.drawn
+        counted.update("two")
+        await pilot.pause()
+        await pilot.pause()
+        assert (counted.drawn > drawn) is compose  # a frame composed draws the widget
+        assert "two" in app.export_screenshot()  # a read composes it either way
+        assert counted.drawn > drawn
 
 
 # ------------------------------------------------------------ footer keys
