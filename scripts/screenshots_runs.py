@@ -16,7 +16,6 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -28,8 +27,8 @@ atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
 
 from ito_tui.config import Settings  # noqa: E402
 from ito_tui.tui import make_app  # noqa: E402
-from ito_tui.tui.screens.pipeline import PipelineScreen  # noqa: E402
 from ito_tui.tui.session import TokenCell  # noqa: E402
+from tests.support.apps import settle  # noqa: E402
 from tests.tui.pipeline_fakes import (  # noqa: E402 - after the path tweak
     NOW,
     RUN_ID,
@@ -57,14 +56,9 @@ async def shoot(out: Path, name: str, start: str, spike: bool, size: tuple[int, 
         clock=lambda: NOW,
     )
     async with app.run_test(size=size) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.05)
-            screens: list[Any] = [s for s in app.screen_stack if isinstance(s, PipelineScreen)]
-            if start == "runs" and app.screen.__class__.__name__ == "RunsScreen":
-                break
-            if screens and screens[0].tracker.last_seq >= len(client.script):
-                break
-        await pilot.pause(0.8)
+        # The same wait as the snapshot tests: the whole script applied, nothing left to
+        # repaint (a fixed pause took a chart before its last repaint on a loaded machine).
+        await settle(pilot)
         suffix = "" if size == (120, 40) else f"-{size[0]}x{size[1]}"
         path = out / f"{name}{suffix}.svg"
         path.write_text(app.export_screenshot(title=f"ito-tui · {name}"), encoding="utf-8")
