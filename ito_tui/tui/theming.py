@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from ito_tui.tui import themes
-from ito_tui.tui.textual_private import KeysInOrder, share_parsed_css
+from ito_tui.tui.textual_private import KeysInOrder, ScreensWokenAfterBatch, share_parsed_css
 
 ReturnType = TypeVar("ReturnType")
 
 
-class ThemedApp(KeysInOrder[ReturnType]):
+class ThemedApp(ScreensWokenAfterBatch[ReturnType], KeysInOrder[ReturnType]):
     """An app that starts in theme `wanted` (the default theme, with a notice, when no
     theme has that name); `theme_notices` are for the app to show once it is mounted."""
 

@@ -21,13 +21,17 @@ once Textual has it. What is here, and what it relies on:
   command palette's (class `-command-palette`) to the footer's `compact`.
 - `compose_headless_frames` (tests' CPU): `Screen._compositor_refresh`, `._dirty_widgets`,
   `Compositor._dirty_regions`; `App._display` writing nothing for a headless app.
+- `ScreensWokenAfterBatch` (a repaint asked for during a batch update is drawn): no
+  private name, public `batch_update` and `check_idle`; it works around Textual waking only
+  the app when a batch ends (tests/tui/test_backdrop.py says when that is no longer so).
 
-Each part is a module of this package (`terminal`, `styles`, `keys`, `frames`), its docstring
-saying why it is there and what it measured.
+Each part is a module of this package (`terminal`, `styles`, `keys`, `frames`, `batches`),
+its docstring saying why it is there and what it measured.
 """
 
 from __future__ import annotations
 
+from ito_tui.tui.textual_private.batches import ScreensWokenAfterBatch
 from ito_tui.tui.textual_private.frames import compose_headless_frames
 from ito_tui.tui.textual_private.keys import HOLD_LIMIT_S, KeysInOrder
 from ito_tui.tui.textual_private.styles import (
@@ -53,6 +57,7 @@ __all__ = [
     "TICK_S",
     "KeysInOrder",
     "QuietLinuxDriver",
+    "ScreensWokenAfterBatch",
     "SharedRulesStylesheet",
     "compose_headless_frames",
     "preset_footer_key",
