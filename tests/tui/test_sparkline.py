@@ -403,6 +403,19 @@ def test_a_range_writes_a_shared_unit_once(low: str, high: str, shown: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("values", "unit", "shown"),
+    [([0.0, 0.0, 0.0], "number", "flat 0"), ([0.86, 0.86], "fraction", "flat 86.0%")],
+)
+def test_a_flat_window_says_flat_not_a_range_of_one_value(
+    values: list[float], unit: str, shown: str
+) -> None:
+    # The silent run's snapshot read `0–0` and `86.0–86.0%` under one-level charts.
+    span = chart_lines(chart_view(values, unit=unit), 60, 2)[1]
+    assert span.rstrip().endswith(shown)
+    assert "–" not in span
+
+
+@pytest.mark.parametrize(
     ("low", "high", "shown", "not_shown"),
     [
         (5_000, 8_500, "$5.0K–$8.5K", "$8,50 "),  # was cut to `$5,000–$8,50`

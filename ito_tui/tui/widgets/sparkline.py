@@ -391,6 +391,11 @@ def _ref_figure(view: ChartView, width: int) -> str:
 
 def _span(view: ChartView, width: int) -> str:
     unit = view.unit
+    if view.vmin == view.vmax:
+        # One value over the whole window: `flat 0`, not a range of one (`0–0`, `86.0–86.0%`)
+        # under a chart drawn at one level.
+        flat = f"flat {metric_value(unit, view.vmin)}"
+        return flat if len(flat) <= width else f"flat {metric_compact(unit, view.vmin)}"
     span = value_span(metric_value(unit, view.vmin), metric_value(unit, view.vmax))
     if len(span) > width:
         span = value_span(metric_compact(unit, view.vmin), metric_compact(unit, view.vmax))
