@@ -130,18 +130,43 @@ KIND_SHORT = {kind: words.short for kind, words in KINDS.items()}
 """A short name per known kind, for tables and one-line lists."""
 
 
-def evidence_phrases(t: ProposalTrigger) -> list[str]:
-    """What the trigger measured: `step 10,871`, `loss 3.159`, `z 14.8`, `window 128 steps`."""
-    phrases = []
+def evidence_phrases(t: ProposalTrigger, *, stated_in: str = "") -> list[str]:
+    """What the trigger measured: `step 10,871`, `loss 3.159`, `z 14.8`, `window 128 steps`;
+    less what the backend's reason `stated_in` already says (`z=14.8`, `128-step window`)."""
+    figures: list[tuple[str, float, str]] = []
     if t.step is not None:
-        phrases.append(f"step {integer(t.step)}")
+        figures.append(("step", t.step, f"step {integer(t.step)}"))
     if t.loss is not None:
-        phrases.append(f"loss {general(t.loss, 4)}")  # a diverged loss reads NaN / ∞
+        figures.append(("loss", t.loss, f"loss {general(t.loss, 4)}"))  # diverged: NaN / ∞
     if t.loss_z is not None:
-        phrases.append(f"z {fixed(t.loss_z, 1)}")
+        figures.append(("z", t.loss_z, f"z {fixed(t.loss_z, 1)}"))
     if t.window is not None:
-        phrases.append(f"window {integer(t.window)} steps")
-    return phrases
+        figures.append(("window", t.window, f"window {integer(t.window)} steps"))
+    return [phrase for name, value, phrase in figures if not _states(stated_in, name, value)]
+
+
+_STATED = {
+    "step": re.compile(r"\bstep\s*[=:]?\s*(\d[\d,]*)", re.IGNORECASE),
+    "loss": re.compile(r"\bloss\s*[=:]?\s*(-?\d[\d,]*(?:\.\d+)?)", re.IGNORECASE),
+    "z": re.compile(r"\bz\s*[=:]\s*(-?\d[\d,]*(?:\.\d+)?)", re.IGNORECASE),
+    "window": re.compile(
+        r"(\d[\d,]*)[- ]step window|\bwindow\s*(?:of\s*)?[=:]?\s*(\d[\d,]*)", re.IGNORECASE
+    ),
+}
+"""How a reason words each figure of the trigger, the figure captured."""
+
+
+def _states(reason: str, name: str, value: float) -> bool:
+    """Whether `reason` gives figure `name` as `value` (to the digits it writes)."""
+    for match in _STATED[name].finditer(reason):
+        written = next(g for g in match.groups() if g is not None).replace(",", "")
+        decimals = len(written.partition(".")[2])
+        try:
+            if abs(float(written) - float(value)) <= 0.5 * 10.0**-decimals * (1 + 1e-9):
+                return True
+        except OverflowError:  # an integer beyond a float: not what the reason wrote
+            return False
+    return False
 
 
 def action_phrases(a: ProposalAction) -> list[str]:
@@ -174,8 +199,10 @@ def impact_phrases(i: ProposalImpact, *, restarts: bool = True) -> list[str]:
 
 
 def evidence_text(p: Proposal) -> str:
-    """Why it is asked: `loss spike z=14.8 … · step 10,871 · loss 3.159 · z 14.8`."""
-    return " · ".join([visible(str(p.trigger.reason)), *evidence_phrases(p.trigger)])
+    """Why it is asked: the backend's reason, then what it measured that the reason does not
+    say: `loss spike z=14.8 over a 128-step window · step 10,871 · loss 3.159`."""
+    reason = visible(str(p.trigger.reason))
+    return " · ".join([reason, *evidence_phrases(p.trigger, stated_in=reason)])
 
 
 def action_text(p: Proposal) -> str:

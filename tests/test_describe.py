@@ -21,6 +21,7 @@ from ito_tui.describe import (
     cost_text,
     decision_text,
     evidence_phrases,
+    evidence_text,
     expiry_text,
     gate_result_text,
     impact_phrases,
@@ -35,6 +36,22 @@ def test_evidence_lists_only_what_the_trigger_measured() -> None:
     t = ProposalTrigger(reason="loss spike", step=10871, loss=3.15912, loss_z=14.83, window=128)
     assert evidence_phrases(t) == ["step 10,871", "loss 3.159", "z 14.8", "window 128 steps"]
     assert evidence_phrases(ProposalTrigger(reason="node lost")) == []
+
+
+def test_evidence_does_not_repeat_what_the_reason_says() -> None:
+    # The simulator's reason gives z and the window: the Why line read `… z=14.8 over a
+    # 128-step window (…) · step 10,871 · loss 3.159 · z 14.8 · window 128 steps`.
+    reason = "loss spike z=14.8 over a 128-step window (escalation threshold z >= 8)"
+    t = ProposalTrigger(reason=reason, step=10871, loss=3.15912, loss_z=14.83, window=128)
+    assert evidence_phrases(t, stated_in=reason) == ["step 10,871", "loss 3.159"]
+    p = proposal("rollback_and_skip", trigger=t)
+    assert evidence_text(p) == f"{reason} · step 10,871 · loss 3.159"
+    # Said otherwise, or to other figures, it stays: the reason's z=14.9 is not 14.83.
+    other = "step 10,871: loss 3.16, z=14.9, window of 128"
+    assert evidence_phrases(t, stated_in=other) == ["z 14.8"]
+    # A figure no float holds is never taken as stated.
+    huge = ProposalTrigger(reason="x", step=10**400)
+    assert evidence_phrases(huge, stated_in="step 1" + "0" * 400) == ["step 1e400"]
 
 
 def test_actions_are_phrased_and_backend_ids_shown_literally() -> None:

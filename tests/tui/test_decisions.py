@@ -254,7 +254,8 @@ async def test_a_decided_proposal_opens_as_its_record_with_the_loss_before_the_a
             "Decided: REJECTED by bob at 10:26:00 UTC. "
             "Comment: spike is a bad shard, skipping it is enough"
         )
-        assert why.endswith("step 10,871 · loss 3.159 · z 14.8 · window 128 steps")
+        # The reason says z and the window already: not said twice.
+        assert why.endswith("window (escalation threshold z >= 8) · step 10,871 · loss 3.159")
         assert cost == "Cost  371 lost steps · +12.4 GPU-h · +$31.00"
         assert {b.id for b in modal.query(Button)} == {"decide-later"}
         assert modal.query_one("#proposal-who").has_class("-hidden")  # the decision says who
