@@ -33,9 +33,12 @@ pytestmark = pytest.mark.slow
 RECORDER = """\
 import pathlib, sys, uuid
 out = pathlib.Path(sys.argv[1])
-(out / f"{uuid.uuid4().hex}.json").write_bytes(sys.stdin.buffer.read())
+part = out / f"{uuid.uuid4().hex}.part"
+part.write_bytes(sys.stdin.buffer.read())
+part.rename(part.with_suffix(".json"))
 """
-"""An alert command that keeps what it read on stdin, one file per run."""
+"""An alert command that keeps what it read on stdin, one file per run (renamed into place
+once whole: a test that read it half-written found an empty file)."""
 
 
 def recorder(tmp_path: Path) -> tuple[tuple[str, ...], Path]:

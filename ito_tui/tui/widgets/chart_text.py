@@ -37,6 +37,7 @@ import math
 from functools import lru_cache
 from itertools import pairwise
 
+from ito_tui.format import metric_compact, metric_value
 from ito_tui.state import NAN_BIT, NEG_INF_BIT, POS_INF_BIT
 from ito_tui.state.views import ChartView, MarkerKind
 
@@ -323,3 +324,19 @@ def value_span(low: str, high: str) -> str:
     if n and low[:-n][-1:].isdigit() and high[:-n][-1:].isdigit():
         return f"{low[:-n]}–{high}"
     return f"{low}–{high}"
+
+
+def span_text(view: ChartView, width: int) -> str:
+    """The range row of a chart: its window's low and high in `width` cells at most."""
+    unit = view.unit
+    if view.vmin == view.vmax:
+        # One value over the whole window: `flat 0`, not a range of one (`0–0`, `86.0–86.0%`)
+        # under a chart drawn at one level.
+        flat = f"flat {metric_value(unit, view.vmin)}"
+        return flat if len(flat) <= width else f"flat {metric_compact(unit, view.vmin)}"
+    span = value_span(metric_value(unit, view.vmin), metric_value(unit, view.vmax))
+    if len(span) > width:
+        span = value_span(metric_compact(unit, view.vmin), metric_compact(unit, view.vmax))
+    if len(span) > width:
+        span = tight_span(span)
+    return span

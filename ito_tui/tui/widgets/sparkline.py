@@ -40,8 +40,7 @@ from .chart_text import (
     REF_GLYPH,
     REF_IN_GLYPH,
     chart_rows,
-    tight_span,
-    value_span,
+    span_text,
 )
 from .chart_text import NAN_GLYPH as NAN_GLYPH
 from .chart_text import POS_INF_GLYPH as POS_INF_GLYPH
@@ -248,7 +247,7 @@ def chart_lines(
             head, tail = _note_parts(value, columns, stats)
             chart = [one_line(head, columns).ljust(columns), *chart[1:]]
             value = tail
-        span = _span(view, stats) if view.vmax is not None else ""
+        span = span_text(view, stats) if view.vmax is not None else ""
         labels = _labels(view.label, view.sublabel, rows)
         texts = [value, span] if rows > 1 else [f"{value} {span}".strip()]
         if view.ref_label is not None and rows > 1:
@@ -387,18 +386,3 @@ def _ref_figure(view: ChartView, width: int) -> str:
     """The reference's value (`—` where it has none: before its start or past its end)."""
     text = metric_value(view.unit, view.ref_value)
     return metric_compact(view.unit, view.ref_value) if len(text) > width else text
-
-
-def _span(view: ChartView, width: int) -> str:
-    unit = view.unit
-    if view.vmin == view.vmax:
-        # One value over the whole window: `flat 0`, not a range of one (`0–0`, `86.0–86.0%`)
-        # under a chart drawn at one level.
-        flat = f"flat {metric_value(unit, view.vmin)}"
-        return flat if len(flat) <= width else f"flat {metric_compact(unit, view.vmin)}"
-    span = value_span(metric_value(unit, view.vmin), metric_value(unit, view.vmax))
-    if len(span) > width:
-        span = value_span(metric_compact(unit, view.vmin), metric_compact(unit, view.vmax))
-    if len(span) > width:
-        span = tight_span(span)
-    return span
