@@ -56,9 +56,11 @@ async def change_during_batch(app: App[Any]) -> str:
         under = app.screen_stack[-2].query_one("#under", Static)
         async with under.batch():  # `App.batch_update`, as Textual's own widgets use it
             grow(under, "changed while batched")
-            # The screen under goes idle while the batch lasts (`pause`: until the process is).
+            # The screen under goes idle while the batch lasts (`pause`: until the process
+            # is; then a margin for a loaded machine).
             await pilot.pause()
             await pilot.pause()
+            await pilot.pause(0.2)
         await pilot.pause()
         await pilot.pause()
         return screen_text(pilot)
