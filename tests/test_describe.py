@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 from decimal import Decimal
 
@@ -49,9 +50,12 @@ def test_evidence_does_not_repeat_what_the_reason_says() -> None:
     # Said otherwise, or to other figures, it stays: the reason's z=14.9 is not 14.83.
     other = "step 10,871: loss 3.16, z=14.9, window of 128"
     assert evidence_phrases(t, stated_in=other) == ["z 14.8"]
-    # A figure no float holds is never taken as stated.
+    # A figure no float holds, or a diverged one, is never taken as stated.
     huge = ProposalTrigger(reason="x", step=10**400)
     assert evidence_phrases(huge, stated_in="step 1" + "0" * 400) == ["step 1e400"]
+    diverged = ProposalTrigger(reason="x", loss=math.nan, loss_z=math.inf)
+    said = "loss=nan z=inf loss 1" + "0" * 400 + " z=1" + "0" * 400
+    assert evidence_phrases(diverged, stated_in=said) == ["loss NaN", "z ∞"]
 
 
 def test_actions_are_phrased_and_backend_ids_shown_literally() -> None:
