@@ -6,30 +6,28 @@ form an operator reads fastest:
 
 - Missing: `MISSING` (`—`, an em dash) wherever a value is unknown; never `–`, `n/a`
   or an empty cell, so a gap reads the same on every screen.
-- Money, exact: `usd` — `$1,234.50`, to the cent with thousands separators, everywhere
-  a person compares amounts (spend vs budget, a proposal's cost, the cancel modal, the
-  CLI). Compact: `usd_compact` — `$12.50`, `$846`, `$1.2K`, `$34.5K`, `$1.20M`, only
-  where a column is narrow (the runs list's spend, a chart's min–max).
-- Counts (tokens, samples): `count` — `8,192` below ten thousand, then `12.4K`,
-  `350M`, `160B`, `2.5T`, never `160.0B`. Steps and other exact integers: `integer`
-  (`172,304`).
-- Durations, one form: `duration` — `42s`, `12m05s`, `3h07m`, `2d04h` (725 s is
-  `12m05s` on every screen; an estimate's hours too, `duration_h`). Relative times:
-  `ends in 3h07m`, `started 2d04h ago`.
+- Money, exact: `usd` — `$1,234.50`, to the cent with thousands separators, everywhere a
+  person compares amounts (spend vs budget, a proposal's cost, the cancel modal, the CLI).
+  Compact: `usd_compact` — `$12.50`, `$846`, `$1.2K`, `$34.5K`, `$1.20M`, only where a
+  column is narrow (the runs list's spend, a chart's min–max: a digit more, `$13.61K–
+  13.62K`, where both ends would read the same).
+- Counts (tokens, samples): `count` — `8,192` below ten thousand, then `12.4K`, `350M`,
+  `160B`, `2.5T`, never `160.0B`. Steps and other exact integers: `integer` (`172,304`).
+- Durations, one form: `duration` — `42s`, `12m05s`, `3h07m`, `2d04h` (725 s is `12m05s`
+  on every screen; an estimate's hours too, `duration_h`). Relative: `ends in 3h07m`.
 - Percent: `percent` — `37%` (`37.5%` where a digit matters, e.g. MFU).
-- Times of day: `when` — `14:03:12 UTC` for today, `Nov 30 14:03 UTC` for an older
-  day, `2025-11-30 14:03 UTC` for another year: a decision time in a pane left open
-  for days carries its date; so do a list's lines, aligned (`stamps`).
-- Stage names: `stage_label` — `data prep`, `mid-train`, `long-context`, `SFT`, `DPO`,
-  `RLVR`, in the TUI, the CLI, the estimate pane and the palette alike; states:
-  `status_label` (`gate eval`, `awaiting approval`, `FAILED` for a stage).
+- Times of day: `when` — `14:03:12 UTC` today, `Nov 30 14:03 UTC` another day, `2025-11-30
+  14:03 UTC` another year: a decision time in a pane left open for days carries its date;
+  so do a list's lines, aligned (`stamps`).
+- Stage names: `stage_label` — `data prep`, `mid-train`, `long-context`, `SFT`, `DPO`, `RLVR`,
+  on every screen and command; states: `status_label` (`gate eval`, `FAILED`).
 - Progress: `progress_text` — `step 23,484/30,632 · ETA 3h52m`.
 
 A non-finite value is data (API.md v1.1: a diverged loss, an ETA at zero throughput):
 `NaN`, `∞`, `−∞`, never the missing mark, never an exception. Values beyond a column are
-bounded: `>999d`, `>999%`, and from 1e15 a short scientific form (`2.5e18`, `1e400` for an
-int no float holds; no int goes to `float()` unguarded). Every function takes any int,
-float or Decimal, returns a short string (~24 characters at most) and never raises.
+bounded: `>999d`, `>999%`, and from 1e15 a short scientific form (`2.5e18`, `1e400` for an int
+no float holds; no int goes to `float()` unguarded). Every function takes any int, float or
+Decimal, returns a short string (~24 characters at most) and never raises.
 """
 
 from __future__ import annotations
@@ -200,8 +198,8 @@ def usd(value: object) -> str:
     return f"{sign}${abs(exact):,.2f}"
 
 
-def usd_compact(value: object) -> str:
-    """Money where a column is narrow: `$12.50`, `$846`, `$1.2K`, `$34.5K`, `$1.20M`."""
+def usd_compact(value: object, extra: int = 0) -> str:
+    """Money in a narrow column: `$12.50`, `$846`, `$1.2K`, `$1.20M`; `extra` digits: `$13.61K`."""
     amount = _money_value(value)
     if isinstance(amount, str):
         return amount
@@ -210,8 +208,8 @@ def usd_compact(value: object) -> str:
     if v < 99.995:
         return f"{sign}${v:.2f}"
     if v < 999.5:
-        return f"{sign}${v:.0f}"
-    return f"{sign}${_scaled(v, _MONEY_UNITS)}"
+        return f"{sign}${v:.{extra}f}"
+    return f"{sign}${_scaled(v, tuple((n, s, d + extra) for n, s, d in _MONEY_UNITS))}"
 
 
 def count(value: Number | None) -> str:
@@ -231,16 +229,18 @@ def count(value: Number | None) -> str:
 
 def number(value: Number | None, digits: int = 3) -> str:
     """A measured number in a few cells: `3.14`, `2.80` (`digits` figures, zeros kept: one
-    precision in `2.21–2.80`), `0`, `812`, `8,412`, `12.4K`, `1.2e-03`."""
+    precision in `2.21–2.80`), `0`, `812`, `8,412`, `12.4K`, `1.2e-03`; `812.4`, `12.43K`
+    with `digits` past 3."""
     if value is None:
         return MISSING
     if (text := special(value)) is not None:
         return text
-    v = float(value)
+    v, more = float(value), max(0, digits - 3)
     if abs(v) >= 9_999.5:
-        return count(v)
+        units = tuple((n, s, d + more) for n, s, d in _COUNT_UNITS)
+        return _scaled(v, units) or f"{v:,.{more}f}" if more else count(v)
     if abs(v) >= 100:
-        return f"{v:,.0f}"
+        return f"{v:,.{more}f}"
     if v == 0 or abs(v) < 0.01:
         return f"{v:.1e}" if v else "0"
     return f"{v:#.{digits}g}".removesuffix(".")  # 99.96 is `100.` in the `#` form
@@ -375,26 +375,26 @@ def progress_text(p: HasProgress) -> str:
     return text
 
 
-def metric_value(unit: str, value: Number | None) -> str:
-    """A telemetry metric's value by its unit (`state.metrics.Unit`): `3.14`, `96.2%`,
-    `75 GiB`, `$34,516.10`, `3 steps`; `—` when unknown."""
+def metric_value(unit: str, value: Number | None, extra: int = 0) -> str:
+    """A telemetry metric's value by its unit (`state.metrics.Unit`): `3.14`, `96.2%`, `75 GiB`,
+    `$34,516.10`, `3 steps`; `—` when unknown; `extra` digits tell close values apart."""
     if value is None:
         return MISSING
     if unit == "fraction":
-        return percent(value, 1)
+        return percent(value, 1 + extra)
     if unit == "gib":
-        return f"{fixed(value, 0)} GiB"
+        return f"{fixed(value, extra)} GiB"
     if unit == "usd":
         return usd(value)
     if unit == "steps":
         return f"{fixed(value, 0)} steps"
-    return number(value)
+    return number(value, 3 + extra)
 
 
-def metric_compact(unit: str, value: Number | None) -> str:
+def metric_compact(unit: str, value: Number | None, extra: int = 0) -> str:
     """`metric_value` for a narrow stats column: `$34.5K`, `3 st`; the others alike."""
     if unit == "usd":
-        return usd_compact(value)
+        return usd_compact(value, extra)
     if unit == "steps" and value is not None:
         return f"{fixed(value, 0)} st"
-    return metric_value(unit, value)
+    return metric_value(unit, value, extra)

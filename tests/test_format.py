@@ -24,6 +24,7 @@ from ito_tui.format import (
     special_percent,
     stamps,
     to_float,
+    usd_compact,
     when,
 )
 
@@ -51,6 +52,8 @@ def test_every_formatter_takes_any_number_and_writes_a_short_string(
         general(value, digits + 1),
         integer(value),
         percent(value, digits),
+        number(value, digits + 3),
+        usd_compact(value, digits),
     ]
     for text in texts:
         assert isinstance(text, str) and 0 < len(text) <= WIDTH + digits, (value, texts)
@@ -114,6 +117,9 @@ def test_scientific_form_is_short_and_exact_in_its_exponent(value: float, text: 
         (812.4, 3, "812"),
         (2.16282, 4, "2.163"),
         (3.0, 4, "3.000"),
+        (812.44, 4, "812.4"),  # past 3 digits, each form gets decimals: a range's two
+        (12_345.6, 4, "12.35K"),  # ends that read the same get them (chart_text)
+        (12_345.6, 3, "12.3K"),
     ],
 )
 def test_a_measured_number_keeps_its_figures_zeros_included(

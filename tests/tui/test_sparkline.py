@@ -416,6 +416,26 @@ def test_a_flat_window_says_flat_not_a_range_of_one_value(
 
 
 @pytest.mark.parametrize(
+    ("values", "unit", "width", "shown"),
+    [
+        ([0.96213, 0.96238], "fraction", 60, "96.21–96.24%"),  # read `96.2–96.2%`
+        ([13_612.4, 13_618.9], "usd", 60, "$13.61K–$13.62K"),  # read `$13.6K–$13.6K`
+        ([13_612.4, 13_618.9], "usd", 50, "~$13.6K"),  # a stats column of 12: about one
+        ([2.8011, 2.8043], "number", 60, "2.801–2.804"),
+        ([412_312.0, 412_340.0], "number", 60, "412.31–412.34K"),
+        ([2.48, 3.05], "number", 60, "2.48–3.05"),  # told apart already: no digit more
+    ],
+)
+def test_a_range_whose_ends_would_read_the_same_gets_a_digit_more(
+    values: list[float], unit: str, width: int, shown: str
+) -> None:
+    # The chart is scaled to its window, so a swing below the shown precision fills it:
+    # its range row must say how small the swing is, not `96.2–96.2%`.
+    span = chart_lines(chart_view(values, unit=unit), width, 2)[1]
+    assert span.rstrip().endswith(f" {shown}")
+
+
+@pytest.mark.parametrize(
     ("low", "high", "shown", "not_shown"),
     [
         (5_000, 8_500, "$5.0K–$8.5K", "$8,50 "),  # was cut to `$5,000–$8,50`

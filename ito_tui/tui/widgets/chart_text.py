@@ -34,6 +34,7 @@ markers go over it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
 
@@ -334,9 +335,27 @@ def span_text(view: ChartView, width: int) -> str:
         # under a chart drawn at one level.
         flat = f"flat {metric_value(unit, view.vmin)}"
         return flat if len(flat) <= width else f"flat {metric_compact(unit, view.vmin)}"
-    span = value_span(metric_value(unit, view.vmin), metric_value(unit, view.vmax))
-    if len(span) > width:
-        span = value_span(metric_compact(unit, view.vmin), metric_compact(unit, view.vmax))
-    if len(span) > width:
-        span = tight_span(span)
-    return span
+    span = ""
+    for form in (metric_value, metric_compact):
+        span = value_span(*_distinct_ends(form, unit, view.vmin, view.vmax))
+        if len(span) <= width:
+            return span
+    if len(tight := tight_span(span)) <= width:
+        return tight
+    low, high = metric_compact(unit, view.vmin), metric_compact(unit, view.vmax)
+    # Too narrow for the digits that tell the ends apart: about one value, not a range of
+    # one (`$13.6K–13.6K`) nor a range cut short (`$13.61K–13.…`).
+    return f"~{low}" if low == high else tight_span(value_span(low, high))
+
+
+def _distinct_ends(
+    form: Callable[[str, float | None, int], str], unit: str, low: float | None, high: float | None
+) -> tuple[str, str]:
+    """`low` and `high` written by `form`, with up to two digits more when the two would
+    read the same (`96.21–96.24%`, not `96.2–96.2%`: a chart scaled to a window that
+    varies below the shown precision draws swings its range row must not deny)."""
+    for extra in (0, 1, 2):
+        ends = form(unit, low, extra), form(unit, high, extra)
+        if ends[0] != ends[1]:
+            return ends
+    return form(unit, low, 0), form(unit, high, 0)
