@@ -26,6 +26,7 @@ from ito_tui.tui.screens.bookings import BookingsScreen
 from ito_tui.tui.screens.pipeline import PipelineScreen
 from ito_tui.tui.screens.runs import RunsScreen
 from ito_tui.tui.session import TokenCell
+from ito_tui.tui.widgets.steady_footer import SteadyFooter
 
 from .fakes import FakeClient
 from .waiting import wait_for
@@ -91,6 +92,8 @@ def _drawn(app: ItoApp) -> bool:
         _underline_placed(tabs) for screen in app.screen_stack for tabs in screen.query(Tabs)
     ):
         return False
+    if not all(footer.fitted for footer in app.screen.query(SteadyFooter)):
+        return False  # its keys are hidden or shown after a layout
     top = app.screen
     if isinstance(top, RunsScreen):
         return top.fetches > 0

@@ -73,3 +73,51 @@ async def test_the_same_bindings_keep_the_keys_and_a_change_shows() -> None:
         await wait_for(pilot, lambda: keys(app) != before, what="the footer rebuilt")
         assert "Refresh" in words(app)
         assert "Cancel" not in words(app)
+
+
+class Crowded(Screen[None]):
+    """A screen with more keys than 40 columns hold."""
+
+    BINDINGS = [
+        Binding("a", "alpha", "Alpha"),
+        Binding("b", "bravo", "Bravo"),
+        Binding("c", "charlie", "Charlie"),
+        Binding("d", "delta", "Delta"),
+        Binding("e", "echo", "Echo"),
+        Binding("f", "foxtrot", "Foxtrot"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("body")
+        yield SteadyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return True  # each key is offered (its action does nothing: it is there to be shown)
+
+
+class CrowdedApp(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(Crowded())
+
+
+async def test_a_key_that_does_not_fit_is_hidden_whole_and_comes_back_with_room() -> None:
+    app = CrowdedApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        footer = app.screen.query_one(SteadyFooter)
+        await wait_for(pilot, lambda: len(keys(app)) == 7 and footer.fitted, what="fitted keys")
+        await pilot.pause(0.1)
+        palette = keys(app)[-1]
+        assert palette.has_class("-command-palette") and palette.display
+        own = keys(app)[:-1]
+        shown = [key for key in own if key.display]
+        assert 2 <= len(shown) < len(own)
+        # What is shown is the screen's first keys, in order, each whole and clear of the
+        # command palette's key docked at the right edge.
+        assert shown == own[: len(shown)]
+        for key in shown:
+            assert key.region.right <= palette.region.x, (key.region, palette.region)
+            assert key.region.width == key.get_content_width(app.size, app.size)
+
+        await pilot.resize_terminal(120, 6)
+        await wait_for(pilot, lambda: all(key.display for key in keys(app)), what="all keys")
+        assert footer.fitted
