@@ -238,7 +238,7 @@ def number(value: Number | None, digits: int = 3) -> str:
     v, more = float(value), max(0, digits - 3)
     if abs(v) >= 9_999.5:
         units = tuple((n, s, d + more) for n, s, d in _COUNT_UNITS)
-        return _scaled(v, units) or f"{v:,.{more}f}" if more else count(v)
+        return (_scaled(v, units) or f"{v:,.{more}f}") if more else count(v)
     if abs(v) >= 100:
         return f"{v:,.{more}f}"
     if v == 0 or abs(v) < 0.01:

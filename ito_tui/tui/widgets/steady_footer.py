@@ -56,7 +56,8 @@ class SteadyFooter(Footer):
     def fit(self) -> None:
         """Show the keys that fit whole, in order, and hide the rest: at 80 columns the run
         screen's footer was cut mid-key (`^q Qui▏`, `x Ca▏`, `^o Bo▏`). The screen's own
-        keys come first, so what goes is the app's (Quit, Help, Runs: all in the palette)."""
+        keys come first, so what goes first is the app's (Quit, Help, Runs); every key a
+        screen offers stays listed in Help (F1) and the command palette."""
         for key, fits in self._fitting():
             if key.display != fits:
                 key.display = fits
