@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
@@ -46,6 +45,7 @@ from ito_tui.textsafe import one_line
 from ito_tui.tui.first_show import StyledOnFirstShow
 from ito_tui.tui.inspector_pages import InspectorPages, write_csv
 from ito_tui.tui.messages import OpenLogsAt
+from ito_tui.tui.screens.inspector_keys import KEYS
 from ito_tui.tui.session import shell
 from ito_tui.tui.widgets.plot import InspectorPlot
 from ito_tui.tui.widgets.steady_footer import SteadyFooter
@@ -69,32 +69,12 @@ _LOGS_KINDS = frozenset({"fault", "gate"})
 """Marks whose Enter opens the job log at their time (the others: their event)."""
 
 
-def _binding(key: str, action: str, description: str, tooltip: str, name: str) -> Binding:
-    return Binding(key, action, description, id=f"inspector.{name}", tooltip=tooltip)
-
-
 class InspectorScreen(StyledOnFirstShow, Screen[None]):
     """One metric of one run, full-screen; Escape goes back to the run screen."""
 
     CSS_PATH = "inspector.tcss"
 
-    BINDINGS = [
-        _binding("left", "cursor(-1)", "◀", "Move the cursor one column left", "left"),
-        _binding("right", "cursor(1)", "▶", "Move the cursor one column right", "right"),
-        _binding("shift+left", "cursor(-10)", "◀◀", "Move the cursor ten columns", "left_ten"),
-        _binding("shift+right", "cursor(10)", "▶▶", "Move the cursor ten columns", "right_ten"),
-        _binding("plus,equals_sign", "zoom(2.0)", "Zoom in", "Zoom in around the cursor", "in"),
-        _binding("minus", "zoom(0.5)", "Zoom out", "Zoom out around the cursor", "out"),
-        _binding("left_square_bracket", "pan(-1)", "Pan ◀", "Pan back a quarter", "pan_left"),
-        _binding("right_square_bracket", "pan(1)", "Pan ▶", "Pan on a quarter", "pan_right"),
-        _binding("0", "reset", "Reset", "The whole run again", "reset"),
-        _binding("x", "axis", "Axis", "x axis: step, tokens seen, time", "axis"),
-        _binding("l", "log", "Log-Y", "Toggle a logarithmic y axis", "log"),
-        _binding("s", "smoothing", "Smooth", "EMA smoothing 0 / 0.6 / 0.9 / 0.99", "smooth"),
-        _binding("enter", "open_mark", "Open mark", "Open the mark under the cursor", "open"),
-        _binding("c", "copy", "CSV", "Write the visible points as CSV (data dir)", "copy"),
-        _binding("escape", "back", "Back", "Back to the run screen", "back"),
-    ]
+    BINDINGS = KEYS
 
     def __init__(
         self,
