@@ -121,3 +121,47 @@ async def test_a_key_that_does_not_fit_is_hidden_whole_and_comes_back_with_room(
         await pilot.resize_terminal(120, 6)
         await wait_for(pilot, lambda: all(key.display for key in keys(app)), what="all keys")
         assert footer.fitted
+
+
+class Grouped(Screen[None]):
+    """Two grouped pairs (`←→ Move`, `+- Zoom`) and a key after them."""
+
+    MOVE, ZOOM = Binding.Group("Move", compact=True), Binding.Group("Zoom", compact=True)
+    BINDINGS = [
+        Binding("left", "left", "◀", group=MOVE),
+        Binding("right", "right", "▶", group=MOVE),
+        Binding("plus", "zoom_in", "In", group=ZOOM),
+        Binding("minus", "zoom_out", "Out", group=ZOOM),
+        Binding("r", "reset", "Reset"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("body")
+        yield SteadyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return True
+
+
+class GroupedApp(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(Grouped())
+
+
+async def test_a_groups_keys_are_shown_only_with_their_words() -> None:
+    app = GroupedApp()
+    async with app.run_test(size=(60, 6)) as pilot:
+        footer = app.screen.query_one(SteadyFooter)
+        await wait_for(pilot, lambda: len(footer.children) == 6, what="the footer's keys")
+        seen = set()
+        for width in range(14, 46):
+            await pilot.resize_terminal(width, 6)
+            await wait_for(pilot, lambda: footer.fitted, what=f"fitted at {width} columns")
+            items = list(footer.children)[:-1]  # the palette's key docked at the right
+            shown = [item.display for item in items]
+            # group, its words, group, its words, a key: shown as a prefix, and a group
+            # never without the words after it.
+            assert shown == sorted(shown, reverse=True), (width, shown)
+            assert shown[0] == shown[1] and shown[2] == shown[3], (width, shown)
+            seen.add(sum(shown))
+        assert {0, 2, 4, 5} <= seen  # each step was seen: none, one pair, both, all

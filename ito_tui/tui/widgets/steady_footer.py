@@ -89,6 +89,10 @@ class SteadyFooter(Footer):
             out.append((key, fits))
             # The keys after one that does not fit stay hidden: the order is kept.
             room = room - margin.right if fits else -1
+        for i in range(1, len(out)):
+            (group, shown), (_label, fits) = out[i - 1], out[i]
+            if shown and not fits and group.children:
+                out[i - 1] = (group, False)  # a group's keys go with the words after them
         return out
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
