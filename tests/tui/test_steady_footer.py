@@ -40,11 +40,6 @@ class Offers(Screen[None]):
         self.refresh_bindings()
 
 
-class OffersApp(App[None]):
-    def on_mount(self) -> None:
-        self.push_screen(Offers())
-
-
 def keys(app: App[Any]) -> list[Widget]:
     """The footer's key widgets (Textual's `FooterKey`, selected by its CSS type)."""
     return list(app.screen.query_one(SteadyFooter).query("FooterKey"))
@@ -55,7 +50,7 @@ def words(app: App[Any]) -> str:
 
 
 async def test_the_same_bindings_keep_the_keys_and_a_change_shows() -> None:
-    app = OffersApp()
+    app = OfferedApp(Offers)
     async with app.run_test(size=(80, 10)) as pilot:
         await wait_for(pilot, lambda: "Cancel" in words(app), what="the footer's keys")
         await pilot.pause(0.1)
@@ -75,8 +70,20 @@ async def test_the_same_bindings_keep_the_keys_and_a_change_shows() -> None:
         assert "Cancel" not in words(app)
 
 
-class Crowded(Screen[None]):
-    """A screen with more keys than 40 columns hold."""
+class Offered(Screen[None]):
+    """A body and a footer offering each of the screen's keys (their actions do nothing:
+    they are there to be shown)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("body")
+        yield SteadyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return True
+
+
+class Crowded(Offered):
+    """More keys than 40 columns hold."""
 
     BINDINGS = [
         Binding("a", "alpha", "Alpha"),
@@ -87,21 +94,33 @@ class Crowded(Screen[None]):
         Binding("f", "foxtrot", "Foxtrot"),
     ]
 
-    def compose(self) -> ComposeResult:
-        yield Static("body")
-        yield SteadyFooter()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return True  # each key is offered (its action does nothing: it is there to be shown)
+class Grouped(Offered):
+    """Two grouped pairs (`←→ Move`, `+- Zoom`) and a key after them."""
+
+    MOVE, ZOOM = Binding.Group("Move", compact=True), Binding.Group("Zoom", compact=True)
+    BINDINGS = [
+        Binding("left", "left", "◀", group=MOVE),
+        Binding("right", "right", "▶", group=MOVE),
+        Binding("plus", "zoom_in", "In", group=ZOOM),
+        Binding("minus", "zoom_out", "Out", group=ZOOM),
+        Binding("r", "reset", "Reset"),
+    ]
 
 
-class CrowdedApp(App[None]):
+class OfferedApp(App[None]):
+    """An app opened on `screen`."""
+
+    def __init__(self, screen: type[Screen[None]]) -> None:
+        super().__init__()
+        self.first = screen
+
     def on_mount(self) -> None:
-        self.push_screen(Crowded())
+        self.push_screen(self.first())
 
 
 async def test_a_key_that_does_not_fit_is_hidden_whole_and_comes_back_with_room() -> None:
-    app = CrowdedApp()
+    app = OfferedApp(Crowded)
     async with app.run_test(size=(40, 6)) as pilot:
         footer = app.screen.query_one(SteadyFooter)
         await wait_for(pilot, lambda: len(keys(app)) == 7 and footer.fitted, what="fitted keys")
@@ -123,33 +142,8 @@ async def test_a_key_that_does_not_fit_is_hidden_whole_and_comes_back_with_room(
         assert footer.fitted
 
 
-class Grouped(Screen[None]):
-    """Two grouped pairs (`←→ Move`, `+- Zoom`) and a key after them."""
-
-    MOVE, ZOOM = Binding.Group("Move", compact=True), Binding.Group("Zoom", compact=True)
-    BINDINGS = [
-        Binding("left", "left", "◀", group=MOVE),
-        Binding("right", "right", "▶", group=MOVE),
-        Binding("plus", "zoom_in", "In", group=ZOOM),
-        Binding("minus", "zoom_out", "Out", group=ZOOM),
-        Binding("r", "reset", "Reset"),
-    ]
-
-    def compose(self) -> ComposeResult:
-        yield Static("body")
-        yield SteadyFooter()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return True
-
-
-class GroupedApp(App[None]):
-    def on_mount(self) -> None:
-        self.push_screen(Grouped())
-
-
 async def test_a_groups_keys_are_shown_only_with_their_words() -> None:
-    app = GroupedApp()
+    app = OfferedApp(Grouped)
     async with app.run_test(size=(60, 6)) as pilot:
         footer = app.screen.query_one(SteadyFooter)
         await wait_for(pilot, lambda: len(footer.children) == 6, what="the footer's keys")
