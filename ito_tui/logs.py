@@ -24,7 +24,15 @@ from .redaction import REDACTED, redact_secrets, register_secret
 if TYPE_CHECKING:
     from .config import Settings
 
-__all__ = ["LOG_FILE", "RedactionFilter", "redact", "register_secret", "setup_logging"]
+__all__ = [
+    "LOG_FILE",
+    "LogFileHandler",
+    "RedactionFilter",
+    "redact",
+    "register_secret",
+    "setup_logging",
+    "stop_logging",
+]
 
 LOG_FILE = "ito-tui.log"
 MAX_BYTES = 1_000_000
@@ -67,8 +75,9 @@ class RedactionFilter(logging.Filter):
         return True
 
 
-class _Handler(logging.handlers.RotatingFileHandler):
-    """Marks the handler setup_logging installed, so a second call replaces it."""
+class LogFileHandler(logging.handlers.RotatingFileHandler):
+    """The handler `setup_logging` installs: a second call replaces it, `stop_logging`
+    removes it."""
 
 
 def setup_logging(settings: Settings, *, log_dir: Path | None = None) -> Path:
@@ -76,19 +85,24 @@ def setup_logging(settings: Settings, *, log_dir: Path | None = None) -> Path:
     directory = paths.ensure(log_dir or paths.log_dir())
     path = directory / LOG_FILE
     register_secret(os.environ.get("ITO_TOKEN"))
-    handler = _Handler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+    handler = LogFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
     handler.addFilter(RedactionFilter())
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     with contextlib.suppress(OSError):  # not fatal: the directory is already private
         os.chmod(path, 0o600)
-    root = logging.getLogger()
-    for old in [h for h in root.handlers if isinstance(h, _Handler)]:
-        root.removeHandler(old)
-        old.close()
-    root.addHandler(handler)
-    root.setLevel(settings.log_level)
+    stop_logging()
+    logging.getLogger().addHandler(handler)
+    logging.getLogger().setLevel(settings.log_level)
     # httpx logs every request line at INFO; keep it at WARNING unless debugging.
     if settings.log_level != "DEBUG":
         logging.getLogger("httpx").setLevel(logging.WARNING)
         logging.getLogger("httpcore").setLevel(logging.WARNING)
     return path
+
+
+def stop_logging() -> None:
+    """Remove and close the handler `setup_logging` installed, if any."""
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if isinstance(h, LogFileHandler)]:
+        root.removeHandler(handler)
+        handler.close()

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-__all__ = ["MIN_SECRET_LEN", "REDACTED", "redact_secrets", "register_secret"]
+__all__ = [
+    "MIN_SECRET_LEN",
+    "REDACTED",
+    "redact_secrets",
+    "register_secret",
+    "registered_secrets",
+    "restore_secrets",
+]
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 4
@@ -43,6 +50,19 @@ def register_secret(value: str | SecretStr | None) -> None:
     forms = {raw, raw.replace("\\", "\\\\").replace('"', '\\"')}
     with _lock:
         _SECRETS = tuple(sorted({*_SECRETS, *forms}, key=len, reverse=True))
+
+
+def registered_secrets() -> tuple[str, ...]:
+    """Every form registered so far, longest first."""
+    return _SECRETS
+
+
+def restore_secrets(secrets: tuple[str, ...]) -> None:
+    """Make the registry `secrets` again (an earlier `registered_secrets()`): a test forgets
+    the tokens it registered, as the registry lives as long as the process."""
+    global _SECRETS
+    with _lock:
+        _SECRETS = tuple(sorted(set(secrets), key=len, reverse=True))
 
 
 def redact_secrets(text: str) -> str:

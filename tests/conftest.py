@@ -136,11 +136,13 @@ def private_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def forget_registered_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+def forget_registered_secrets() -> Iterator[None]:
     """Tokens a test's client sent stay redacted in that test only (the registry is per process)."""
     from ito_tui import redaction
 
-    monkeypatch.setattr(redaction, "_SECRETS", redaction._SECRETS)
+    kept = redaction.registered_secrets()
+    yield
+    redaction.restore_secrets(kept)
 
 
 @pytest.fixture

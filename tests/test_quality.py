@@ -74,12 +74,14 @@ def underscored_reads(source: str) -> list[str]:
     return found
 
 
-def test_the_tui_tests_touch_no_underscored_attribute() -> None:
-    """Issue 17: a TUI test reads what the operator sees or a public property, never a
-    widget's, a screen's or Textual's underscored attribute (they change without notice)."""
+def test_no_test_touches_an_underscored_attribute() -> None:
+    """Issue 17: a test (or a benchmark, or a script) reads what the operator sees or a
+    public name, never an underscored attribute of our modules, a widget, Textual or the
+    standard library (they change without notice)."""
+    files = [p for top in ("tests", "bench", "scripts") for p in (ROOT / top).rglob("*.py")]
     found = [
         f"{rel}:{hit}"
-        for path in sorted((ROOT / "tests" / "tui").rglob("*.py"))
+        for path in sorted(files)
         if (rel := str(path.relative_to(ROOT))) != PRIVATE_API_HOME
         for hit in underscored_reads(path.read_text(encoding="utf-8"))
     ]

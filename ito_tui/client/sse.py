@@ -70,6 +70,11 @@ class SSEDecoder:
         self._id: str | None = None
         self._first = True
 
+    @property
+    def buffered(self) -> int:
+        """Bytes held until their line ends (never past `max_line_bytes`)."""
+        return len(self._buf)
+
     def feed(self, chunk: bytes) -> list[SSEMessage]:
         """Consume `chunk`; return the messages it completed (raises SSELineTooLong)."""
         if self._skip_lf and chunk[:1] == b"\n":

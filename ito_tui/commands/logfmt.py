@@ -85,6 +85,12 @@ class LogPrinter:
         self._last_sim_iso = ""
         self._last_hms = ""
 
+    @property
+    def cached_parts(self) -> int:
+        """How many formatted line parts are cached: at most 4,096 of each kind, however
+        many nodes, ranks or sources a backend invents."""
+        return len(self._prefixes) + len(self._middles)
+
     def text(self, lines: Iterable[LogLine]) -> str:
         """The lines of `lines` as one redacted, newline-terminated chunk ("" for none)."""
         parts = [self.json(line) for line in lines] if self.as_json else self._human_all(lines)

@@ -88,6 +88,17 @@ def build_parser(*, commands: bool = True, only: str | None = None) -> argparse.
     """The whole command line: global options and every subcommand (`commands=False`:
     the global options only, for a command line that opens the TUI; `only`: the global
     options and the subcommands of the module that registers that one)."""
+    return _build(commands, only)[0]
+
+
+def subcommand_parsers(only: str | None = None) -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser by name, as `build_parser(only=only)` registers them."""
+    return _build(True, only)[1]
+
+
+def _build(
+    commands: bool, only: str | None
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     parser = argparse.ArgumentParser(
         prog="ito-tui",
         description=DESCRIPTION,
@@ -102,13 +113,13 @@ def build_parser(*, commands: bool = True, only: str | None = None) -> argparse.
     _add_globals(common, default=argparse.SUPPRESS)
 
     if not commands:
-        return parser
+        return parser, {}
     names = [COMMAND_MODULES[only]] if only else list(dict.fromkeys(COMMAND_MODULES.values()))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name in names:
         module = importlib.import_module(f"ito_tui.commands.{name}")
         module.register(sub, common, _Formatter)
-    return parser
+    return parser, dict(sub.choices)
 
 
 def subcommand(args: Sequence[str]) -> str | None:

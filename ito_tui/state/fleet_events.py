@@ -142,12 +142,12 @@ def node_changed(s: RunState, ev: Any) -> RunState:
         "node_events": bounded(s.node_events, incident),
     }
     if d.replaced_by and ev.type == "node.replaced":
-        changes["node_states"] = _nodes_with(s._evolve(node_states=nodes), d.replaced_by, "healthy")
+        changes["node_states"] = _nodes_with(s.evolve(node_states=nodes), d.replaced_by, "healthy")
     else:
         changes["node_states"] = nodes
     if state in ("failed", "replaced") and d.hostname in s.stragglers:
         changes["stragglers"] = s.stragglers - {d.hostname}
-    return s._evolve(**changes)
+    return s.evolve(**changes)
 
 
 def straggler_changed(s: RunState, ev: Any) -> RunState:
@@ -163,7 +163,7 @@ def straggler_changed(s: RunState, ev: Any) -> RunState:
             stragglers = s.stragglers  # bounded: an absurd stream adds no more names
     else:
         stragglers = s.stragglers - {d.hostname}
-    return s._evolve(
+    return s.evolve(
         last_seq=ev.seq,
         node_events=bounded(s.node_events, incident),
         stragglers=stragglers,
@@ -172,4 +172,4 @@ def straggler_changed(s: RunState, ev: Any) -> RunState:
 
 def quorum_changed(s: RunState, ev: Any) -> RunState:
     """The torchft quorum changed: keep the newest (the event log shows each change)."""
-    return s._evolve(last_seq=ev.seq, quorum=ev.data)
+    return s.evolve(last_seq=ev.seq, quorum=ev.data)

@@ -58,13 +58,13 @@ def checkpoint_saved(s: RunState, ev: Any) -> RunState:
     """Keep the checkpoint (newest last, one entry per id, bounded)."""
     ckpt: Checkpoint = ev.data.checkpoint
     kept = tuple(c for c in s.checkpoints if c.checkpoint_id != ckpt.checkpoint_id)
-    return s._evolve(last_seq=ev.seq, checkpoints=bounded(kept, ckpt, MAX_CHECKPOINTS))
+    return s.evolve(last_seq=ev.seq, checkpoints=bounded(kept, ckpt, MAX_CHECKPOINTS))
 
 
 def checkpoint_failed(s: RunState, ev: Any) -> RunState:
     """Record a checkpoint that could not be written."""
     rec = CheckpointFailure(ev.seq, ev.data.step, ev.data.reason)
-    return s._evolve(last_seq=ev.seq, checkpoint_failures=bounded(s.checkpoint_failures, rec))
+    return s.evolve(last_seq=ev.seq, checkpoint_failures=bounded(s.checkpoint_failures, rec))
 
 
 def fault_detected(s: RunState, ev: Any) -> RunState:
@@ -77,7 +77,7 @@ def fault_detected(s: RunState, ev: Any) -> RunState:
             return FaultRecord(fault_id=d.fault_id, detected_after_s=d.detected_after_s, **base)
         return old.model_copy(update={**base, "detected_after_s": d.detected_after_s})
 
-    return s._evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
+    return s.evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
 
 
 def fault_recovered(s: RunState, ev: Any) -> RunState:
@@ -90,7 +90,7 @@ def fault_recovered(s: RunState, ev: Any) -> RunState:
             return FaultRecord(fault_id=d.fault_id, kind=d.kind, node=d.node, **update)
         return old.model_copy(update=update)
 
-    return s._evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
+    return s.evolve(last_seq=ev.seq, faults=_upsert_fault(s.faults, d.fault_id, make))
 
 
 def slo_breached(s: RunState, ev: Any) -> RunState:
@@ -107,14 +107,14 @@ def slo_breached(s: RunState, ev: Any) -> RunState:
             return old.model_copy(update={"slo_breached": [*old.slo_breached, slo]})
 
         faults = _upsert_fault(faults, d.fault_id, make)
-    return s._evolve(last_seq=ev.seq, faults=faults, slo_breaches=bounded(s.slo_breaches, d))
+    return s.evolve(last_seq=ev.seq, faults=faults, slo_breaches=bounded(s.slo_breaches, d))
 
 
 def loss_spike(s: RunState, ev: Any) -> RunState:
     """Record a spike: skipped (handled by the backend) or escalated (a proposal follows)."""
     d = ev.data
     spike = LossSpike(ev.seq, d.step, d.loss, d.loss_z, str(d.action))
-    return s._evolve(last_seq=ev.seq, loss_spikes=bounded(s.loss_spikes, spike))
+    return s.evolve(last_seq=ev.seq, loss_spikes=bounded(s.loss_spikes, spike))
 
 
 # ---------------------------------------------------------------- proposals
@@ -153,4 +153,4 @@ def proposal_changed(s: RunState, ev: Any) -> RunState:
             from_step = p.trigger.step if p.trigger.step is not None else to_step
         changes["rewinds"] = bounded(s.rewinds, Rewind(from_step, to_step, ev.seq))
         changes["rewound"] = s.rewound | {pid}
-    return s._evolve(**changes)
+    return s.evolve(**changes)

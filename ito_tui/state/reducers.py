@@ -1,7 +1,7 @@
 """One pure handler per event type: `(RunState, event) -> RunState` (`HANDLERS` by type).
 
 Handlers never mutate their input: they build the few changed fields and call
-`state._evolve`, which shares everything else. The caller (`RunState.apply`)
+`state.evolve`, which shares everything else. The caller (`RunState.apply`)
 has already dropped events at or below `last_seq`.
 """
 
@@ -77,7 +77,7 @@ def _stage_state(stages: tuple[Stage, ...], name: str) -> str | None:
 
 def _run_accepted(s: RunState, ev: Any) -> RunState:
     d = ev.data
-    return s._evolve(
+    return s.evolve(
         last_seq=ev.seq,
         booking_id=d.booking_id,
         state=str(d.state),
@@ -86,7 +86,7 @@ def _run_accepted(s: RunState, ev: Any) -> RunState:
 
 
 def _run_state_changed(s: RunState, ev: Any) -> RunState:
-    return s._evolve(last_seq=ev.seq, state=str(ev.data.to_state))
+    return s.evolve(last_seq=ev.seq, state=str(ev.data.to_state))
 
 
 def _run_ended(s: RunState, ev: Any) -> RunState:
@@ -114,11 +114,11 @@ def _run_ended(s: RunState, ev: Any) -> RunState:
     if d.spend is not None:
         changes["spend"] = d.spend
         changes["spend_seq"] = ev.seq
-    return s._evolve(**changes)
+    return s.evolve(**changes)
 
 
 def _resync(s: RunState, ev: Any) -> RunState:
-    return s.reseed(ev.data, seq=ev.seq)._evolve(resynced=s.resynced + 1)
+    return s.reseed(ev.data, seq=ev.seq).evolve(resynced=s.resynced + 1)
 
 
 # ---------------------------------------------------------------- stages
@@ -138,7 +138,7 @@ def _stage_started(s: RunState, ev: Any) -> RunState:
     stages = _update_stage(
         s.stages, name, state="running", started_at=ev.at, ended_at=None, progress=progress
     )
-    return s._evolve(last_seq=ev.seq, stages=stages, current_stage=name)
+    return s.evolve(last_seq=ev.seq, stages=stages, current_stage=name)
 
 
 def _stage_progress(s: RunState, ev: Any) -> RunState:
@@ -156,8 +156,8 @@ def _stage_progress(s: RunState, ev: Any) -> RunState:
             update["state"] = "running"
         stages = (*stages[:i], old.model_copy(update=update), *stages[i + 1 :])
     if s.current_stage is None:
-        return s._evolve(last_seq=ev.seq, stages=stages, current_stage=name)
-    return s._evolve(last_seq=ev.seq, stages=stages)
+        return s.evolve(last_seq=ev.seq, stages=stages, current_stage=name)
+    return s.evolve(last_seq=ev.seq, stages=stages)
 
 
 def _stage_completed(s: RunState, ev: Any) -> RunState:
@@ -170,7 +170,7 @@ def _stage_completed(s: RunState, ev: Any) -> RunState:
     stages = _update_stage(
         s.stages, name, state=state, ended_at=ev.at, summary={**old.summary, **d.summary}
     )
-    return s._evolve(last_seq=ev.seq, stages=stages)
+    return s.evolve(last_seq=ev.seq, stages=stages)
 
 
 def _stage_closed(state: str) -> Handler:
@@ -188,7 +188,7 @@ def _stage_closed(state: str) -> Handler:
         if state != "skipped":
             update["ended_at"] = ev.at
         stages = _update_stage(s.stages, name, **update)
-        return s._evolve(last_seq=ev.seq, stages=stages)
+        return s.evolve(last_seq=ev.seq, stages=stages)
 
     return handler
 
@@ -197,17 +197,17 @@ def _field(name: str) -> Handler:
     """A handler storing the payload in field `name` (data summaries, ladder, plan)."""
 
     def handler(s: RunState, ev: Any) -> RunState:
-        return s._evolve(last_seq=ev.seq, **{name: ev.data})
+        return s.evolve(last_seq=ev.seq, **{name: ev.data})
 
     return handler
 
 
 def _plan_selected(s: RunState, ev: Any) -> RunState:
-    return s._evolve(last_seq=ev.seq, plan=ev.data.plan)
+    return s.evolve(last_seq=ev.seq, plan=ev.data.plan)
 
 
 def _plan_warning(s: RunState, ev: Any) -> RunState:
-    return s._evolve(last_seq=ev.seq, plan_warnings=bounded(s.plan_warnings, ev.data))
+    return s.evolve(last_seq=ev.seq, plan_warnings=bounded(s.plan_warnings, ev.data))
 
 
 # ---------------------------------------------------------------- gates
@@ -220,7 +220,7 @@ def _gate_set(s: RunState, ev: Any, gate: Gate, state: str | None) -> RunState:
         update["state"] = state
         if state in ("passed", "failed"):
             update["ended_at"] = ev.at
-    return s._evolve(
+    return s.evolve(
         last_seq=ev.seq,
         gates=with_item(s.gates, name, gate),
         stages=_update_stage(s.stages, name, **update),
@@ -241,10 +241,10 @@ def _gate_result(s: RunState, ev: Any) -> RunState:
             kept = [x for x in gate.results if (x.benchmark, x.metric) != (r.benchmark, r.metric)]
             new_gate = gate.model_copy(update={"results": [*kept, r]})
             stages = _update_stage(s.stages, name, gate=new_gate)
-            return s._evolve(
+            return s.evolve(
                 last_seq=ev.seq, gates=with_item(s.gates, name, new_gate), stages=stages
             )
-    return s._evolve(last_seq=ev.seq)
+    return s.evolve(last_seq=ev.seq)
 
 
 def _gate_decided(verdict: str) -> Handler:
@@ -271,13 +271,13 @@ def _telemetry(s: RunState, ev: Any) -> RunState:
     ):
         # The step went back with no rewind recorded since the last sample: record one.
         rewind = Rewind(prev.step, sample.step, ev.seq)
-        return s._evolve(
+        return s.evolve(
             last_seq=ev.seq,
             telemetry=sample,
             telemetry_seq=ev.seq,
             rewinds=bounded(s.rewinds, rewind),
         )
-    return s._evolve(last_seq=ev.seq, telemetry=sample, telemetry_seq=ev.seq)
+    return s.evolve(last_seq=ev.seq, telemetry=sample, telemetry_seq=ev.seq)
 
 
 def _budget_warning(s: RunState, ev: Any) -> RunState:
@@ -286,7 +286,7 @@ def _budget_warning(s: RunState, ev: Any) -> RunState:
         spend = Spend(usd_spent=d.usd_spent, usd_committed=d.usd_spent, budget_usd=d.budget_usd)
     else:
         spend = s.spend.model_copy(update={"usd_spent": d.usd_spent, "budget_usd": d.budget_usd})
-    return s._evolve(
+    return s.evolve(
         last_seq=ev.seq,
         spend=spend,
         spend_seq=ev.seq,

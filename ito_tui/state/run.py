@@ -7,7 +7,7 @@ reconnect change nothing. Unknown event types only advance `last_seq` (the
 `EventLog` shows them raw).
 
 Speed matters (≥ 50,000 events/s with parsing, on one core): a new state shares
-every unchanged field with the old one (`_evolve` copies a dict of references,
+every unchanged field with the old one (`evolve` copies a dict of references,
 never the tuples or mappings themselves), and a telemetry event swaps only a
 couple of fields.
 """
@@ -168,7 +168,7 @@ class RunState:
                     for pid, p in proposals.items()
                 }
             )
-        return self._evolve(
+        return self.evolve(
             run_id=run.run_id,
             booking_id=run.booking_id,
             state=str(run.state),
@@ -191,7 +191,7 @@ class RunState:
             **{k: v for k, v in _stage_summaries(stages).items() if getattr(self, k) is None},
         )
 
-    def _evolve(self, **changes: Any) -> RunState:
+    def evolve(self, **changes: Any) -> RunState:
         """A copy sharing every field not in `changes` (cheaper than dataclasses.replace)."""
         new = object.__new__(RunState)
         # The dataclass is frozen; writing the fresh instance's __dict__ is how a
@@ -209,7 +209,7 @@ class RunState:
             return self
         handler = _HANDLERS.get(event.type)
         if handler is None:
-            return self._evolve(last_seq=event.seq)
+            return self.evolve(last_seq=event.seq)
         return handler(self, event)
 
     # ------------------------------------------------------------ queries

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,10 +21,7 @@ def file_logging(isolated: Path) -> Iterator[Path]:
     """ito-tui's own log file, in the temporary HOME, for the duration of the test."""
     path = logs.setup_logging(Settings())
     yield path
-    root = logging.getLogger()
-    for handler in [h for h in root.handlers if isinstance(h, logs._Handler)]:
-        root.removeHandler(handler)
-        handler.close()
+    logs.stop_logging()
 
 
 async def run_once(hook: CommandHook, alert: Alert) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ito_tui import logs, paths
+from ito_tui import logs, paths, redaction
 from ito_tui.config import Settings
 
 pytestmark = pytest.mark.faults
@@ -23,9 +23,7 @@ def logfile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     try:
         yield path
     finally:
-        for h in [h for h in root.handlers if isinstance(h, logs._Handler)]:
-            root.removeHandler(h)
-            h.close()
+        logs.stop_logging()
         root.setLevel(level)
 
 
@@ -70,10 +68,23 @@ def test_tokens_are_redacted_everywhere(logfile: Path) -> None:
 
 def test_setup_twice_keeps_one_handler(logfile: Path) -> None:
     logs.setup_logging(Settings.load())
-    ours = [h for h in logging.getLogger().handlers if isinstance(h, logs._Handler)]
+    ours = [h for h in logging.getLogger().handlers if isinstance(h, logs.LogFileHandler)]
     assert len(ours) == 1
     logging.getLogger("x").warning("once")
     assert read(logfile).count("once") == 1
+    logs.stop_logging()
+    assert not [h for h in logging.getLogger().handlers if isinstance(h, logs.LogFileHandler)]
+    logging.getLogger("x").warning("after")
+    assert "after" not in read(logfile)
+
+
+def test_a_restored_registry_forgets_the_secrets_registered_since() -> None:
+    kept = redaction.registered_secrets()
+    redaction.register_secret('tok"en-registered-later')
+    assert redaction.redact_secrets('{"t": "tok\\"en-registered-later"}') == '{"t": "[REDACTED]"}'
+    redaction.restore_secrets(kept)
+    assert redaction.registered_secrets() == kept
+    assert redaction.redact_secrets('tok"en-registered-later') == 'tok"en-registered-later'
 
 
 def test_redact_leaves_ordinary_text_alone() -> None:

@@ -150,6 +150,7 @@ def test_levels_are_coloured_only_when_colour_is_on() -> None:
 
 
 def test_a_backend_that_invents_a_node_per_line_cannot_grow_the_prefix_cache() -> None:
-    p = printer(as_json=False)
-    p.text(line(rank=None, node=f"node-{i}") for i in range(10_000))
-    assert len(p._prefixes) <= 4096
+    for as_json in (False, True):
+        p = printer(as_json=as_json)
+        p.text(line(rank=None, node=f"node-{i}") for i in range(10_000))
+        assert 0 < p.cached_parts <= 4096, as_json

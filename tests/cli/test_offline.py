@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -17,15 +18,47 @@ from ito_tui import __version__
 from ito_tui.cli import COMMAND_MODULES, build_parser
 from ito_tui.commands.exitcodes import EXIT_CODES_EPILOG, ExitCode, exit_for_outcome
 from ito_tui.commands.output import Output, color_enabled, safe
+from ito_tui.commands.parser import subcommand_parsers
 
 from .conftest import ITO_TUI, run_cli, subprocess_env
 
+OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    raise AssertionError("no subcommands")
+
+def option_help(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each option `parser`'s help lists, with its help text (read from `format_help`, the
+    public face of a parser: argparse has no public list of its options)."""
+    entries: dict[str, str] = {}
+    current: list[str] = []
+    for line in parser.format_help().splitlines():
+        if entry := re.match(r"  (-\S.*?)(?:\s{2,}(\S.*))?$", line):
+            current = OPTION.findall(entry[1])
+            entries.update((option, entry[2] or "") for option in current)
+        elif line.startswith("   ") and current:
+            entries.update((o, f"{entries[o]} {line.strip()}".lstrip()) for o in current)
+        else:
+            current = []
+    return entries
+
+
+def test_option_help_reads_every_option_and_its_whole_help() -> None:
+    parser = argparse.ArgumentParser(prog="x", formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("-n", "--count", type=int, help="how many\nat most")
+    parser.add_argument("--a-very-long-option-name", metavar="VALUE", help="long")
+    parser.add_argument("path", help="not an option")
+    assert option_help(parser) == {
+        "-h": "show this help message and exit",
+        "--help": "show this help message and exit",
+        "-n": "how many at most",
+        "--count": "how many at most",
+        "--a-very-long-option-name": "long",
+    }
+
+
+@pytest.fixture(autouse=True)
+def wide_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Help text one line per option, as wide as it needs."""
+    monkeypatch.setenv("COLUMNS", "400")
 
 
 def test_version_and_help_list_every_exit_code(cli) -> None:
@@ -39,7 +72,7 @@ def test_version_and_help_list_every_exit_code(cli) -> None:
 
 
 def test_every_subcommand_has_help_with_examples(cli) -> None:
-    for name in _subparsers(build_parser()):
+    for name in subcommand_parsers():
         if name == "backend":
             continue  # passes --help through to the simulator
         r = cli(name, "--help")
@@ -49,27 +82,33 @@ def test_every_subcommand_has_help_with_examples(cli) -> None:
 
 def test_a_subcommand_parses_the_same_with_only_its_module_registered() -> None:
     # `ito-tui runs ...` registers only the module that defines `runs` (issue 8, #2b).
-    whole = _subparsers(build_parser())
+    whole = subcommand_parsers()
     assert set(whole) == set(COMMAND_MODULES)
     for name, sub in whole.items():
-        alone = _subparsers(build_parser(only=name))
+        alone = subcommand_parsers(only=name)
         assert {COMMAND_MODULES[n] for n in alone} == {COMMAND_MODULES[name]}, name
-        options = [(a.dest, a.option_strings, a.default) for a in alone[name]._actions]
-        assert options == [(a.dest, a.option_strings, a.default) for a in sub._actions], name
+        assert alone[name].format_help() == sub.format_help(), name
+        # argparse's dest for an option: its first long name, dashes as underscores.
+        dests = {o.lstrip("-").replace("-", "_") for o in option_help(sub) if o.startswith("--")}
+        defaults = {dest: sub.get_default(dest) for dest in dests}
+        assert {dest: alone[name].get_default(dest) for dest in dests} == defaults, name
 
 
 @pytest.mark.faults
 def test_no_option_anywhere_takes_a_token() -> None:
-    parser = build_parser()
-    parsers = [parser, *_subparsers(parser).values()]
-    options = [o for p in parsers for a in p._actions for o in a.option_strings]
-    assert "--backend" in options  # the walk does see the options
+    parsers = [build_parser(), *subcommand_parsers().values()]
+    options = [o for p in parsers for o in option_help(p)]
+    assert "--backend" in options and "--post-training" in options  # the walk sees them
     words = ("password", "secret", "key", "bearer", "auth", "credential")
     suspicious = [o for o in options if o == "--token" or any(w in o for w in words)]
     assert suspicious == []
     # `--tokens` is the training-token count of a spec: an integer, never a secret.
-    tokens = [a for p in parsers for a in p._actions if "--tokens" in a.option_strings]
-    assert tokens and all(a.type is int for a in tokens)
+    tokens = [p for p in parsers if "--tokens" in option_help(p)]
+    assert tokens
+    for parser in tokens:
+        with pytest.raises(SystemExit) as exit_, contextlib.redirect_stderr(io.StringIO()) as err:
+            parser.parse_args(["--tokens", "s3cret-value"])
+        assert exit_.value.code == 2 and "--tokens: invalid int value" in err.getvalue()
 
 
 def test_unknown_argument_is_a_usage_error(cli) -> None:
@@ -167,14 +206,14 @@ def test_console_script_runs_as_a_subprocess() -> None:
 def test_every_json_option_names_its_schema_in_the_contract(cli) -> None:
     schemas = json.loads(cli("contract").out)["components"]["schemas"]
     named = 0
-    for name, sub in _subparsers(build_parser()).items():
-        for action in sub._actions:
-            if "--json" not in action.option_strings or name in {"check-backend", "watch"}:
-                continue
-            found = re.findall(r"#/components/schemas/(\w+)", action.help or "")
-            assert found, f"{name} --json names no schema"
-            assert all(s in schemas for s in found), (name, found)
-            named += 1
+    for name, sub in subcommand_parsers().items():
+        help_text = option_help(sub).get("--json")
+        if help_text is None or name in {"check-backend", "watch"}:
+            continue
+        found = re.findall(r"#/components/schemas/(\w+)", help_text)
+        assert found, f"{name} --json names no schema"
+        assert all(s in schemas for s in found), (name, found)
+        named += 1
     # whoami, bookings, estimate, runs, status, proposals; and (issue 20) train, cancel,
     # approve, reject, checkpoints, decisions; (issue 18) logs, nodes; (issue 19) telemetry.
     assert named == 15

@@ -33,7 +33,7 @@ def test_an_overlong_line_is_cut_as_it_arrives_and_the_next_message_is_whole() -
     assert [(m.id, m.cut) for m in got] == [("1", True), ("2", False)]
     assert got[0].data == "x" * 94  # "data: " and 94 bytes make the 100 kept
     assert got[1].data == "ok"
-    assert len(decoder._buf) == 0
+    assert decoder.buffered == 0
 
 
 def test_cut_never_splits_a_character_and_caps_data_over_several_lines() -> None:

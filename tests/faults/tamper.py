@@ -62,15 +62,15 @@ class Tamper:
         self._breaks: list[tuple[re.Pattern[str], Rewrite, tuple[str, ...]]] = []
         self._header_rewrites: list[tuple[re.Pattern[str], Callable[[RawHeaders], RawHeaders]]] = []
         self._poison: Rewrite | None = None
-        self._event_hook: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
-        self._revoke_after: int | None = None
+        self.hook_fn: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+        self.revoke_after: int | None = None
         self.events_sent = 0
         self._answers: list[tuple[re.Pattern[str], Answer, list[int], tuple[str, ...]]] = []
-        self._sse_retry: int | str | None = None
-        self._flap_s: float | None = None
+        self.retry_hint: int | str | None = None
+        self.flap_after_s: float | None = None
         self.flaps = 0
         """Event streams ended by `flap`."""
-        self._burst: tuple[int, Rewrite, Callable[[dict[str, Any]], bool]] | None = None
+        self.pending_burst: tuple[int, Rewrite, Callable[[dict[str, Any]], bool]] | None = None
         self.offset = 0
         """How far seqs after a burst are shifted (n - 1 once it was sent)."""
 
@@ -81,7 +81,7 @@ class Tamper:
             self.revoked_at = time.monotonic()
 
     def revoke_after_events(self, n: int) -> None:
-        self._revoke_after = n
+        self.revoke_after = n
 
     def break_json(self, pattern: str, fn: Rewrite, methods: tuple[str, ...] = ("GET",)) -> None:
         self._breaks.append((re.compile(pattern), fn, methods))
@@ -93,7 +93,7 @@ class Tamper:
         self._poison = fn
 
     def event_hook(self, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
-        self._event_hook = fn
+        self.hook_fn = fn
 
     def burst(self, n: int, make: Rewrite, when: Callable[[dict[str, Any]], bool]) -> None:
         """Send the first envelope for which `when(envelope)` holds as `n` events at once.
@@ -103,16 +103,16 @@ class Tamper:
         is the run's `last_event_seq`; a resume's `Last-Event-ID` / `since_seq` is shifted
         back, so desk_sim and the client keep agreeing on what was sent.
         """
-        self._burst = (n, make, when)
+        self.pending_burst = (n, make, when)
 
     def answer(self, pattern: str, fn: Answer, *, methods: tuple[str, ...] = ("GET",)) -> None:
         self._answers.append((re.compile(pattern), fn, [0], methods))
 
     def sse_retry(self, ms: int | str) -> None:
-        self._sse_retry = ms
+        self.retry_hint = ms
 
     def flap(self, after_s: float) -> None:
-        self._flap_s = after_s
+        self.flap_after_s = after_s
 
     def count(self, pattern: str, since: float = 0.0) -> int:
         """Requests whose path matches `pattern` (a regex, full match) that arrived at or
@@ -164,11 +164,11 @@ class Tamper:
         if not rewrites and not (
             wants_events
             and (
-                self._event_hook
-                or self._revoke_after is not None
-                or self._burst is not None
-                or self._sse_retry is not None
-                or self._flap_s is not None
+                self.hook_fn
+                or self.revoke_after is not None
+                or self.pending_burst is not None
+                or self.retry_hint is not None
+                or self.flap_after_s is not None
             )
         ):
             await self.inner(scope, receive, send)
@@ -306,8 +306,8 @@ class _Rewriter:
         while b"\n" in self.buffer:
             line, self.buffer = self.buffer.split(b"\n", 1)
             line = line.rstrip(b"\r")
-            if line.startswith(b"retry:") and self.tamper._sse_retry is not None:
-                line = f"retry: {self.tamper._sse_retry}".encode()
+            if line.startswith(b"retry:") and self.tamper.retry_hint is not None:
+                line = f"retry: {self.tamper.retry_hint}".encode()
             if line.startswith(b"id:") and self.tamper.offset:
                 seq = line[3:].strip()
                 if seq.isdigit():
@@ -339,11 +339,11 @@ class _Rewriter:
             )
 
     def _flap_now(self) -> bool:
-        after = self.tamper._flap_s
+        after = self.tamper.flap_after_s
         return after is not None and time.monotonic() - self.opened >= after
 
     def _cut_now(self) -> bool:
-        limit = self.tamper._revoke_after
+        limit = self.tamper.revoke_after
         return limit is not None and self.tamper.events_sent >= limit
 
     def _rewrite_data(self, line: bytes) -> bytes | None:
@@ -355,14 +355,14 @@ class _Rewriter:
         tamper = self.tamper
         if isinstance(envelope, dict) and isinstance(envelope.get("seq"), int) and tamper.offset:
             envelope = {**envelope, "seq": envelope["seq"] + tamper.offset}
-        hook = tamper._event_hook
+        hook = tamper.hook_fn
         if hook is not None:
             envelope = hook(envelope)
         for fn in self.rewrites:
             envelope = fn(envelope)
-        burst = tamper._burst
+        burst = tamper.pending_burst
         if burst is not None and isinstance(envelope, dict) and burst[2](envelope):
-            tamper._burst = None
+            tamper.pending_burst = None
             return self._burst_of(envelope, burst[0], burst[1])
         return b"data: " + json.dumps(envelope).encode()
 

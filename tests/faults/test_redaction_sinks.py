@@ -75,9 +75,7 @@ def log_file(monkeypatch: pytest.MonkeyPatch) -> Any:
     root = logging.getLogger()
     level = root.level
     yield paths.log_dir() / logs.LOG_FILE
-    for handler in [h for h in root.handlers if isinstance(h, logs._Handler)]:
-        root.removeHandler(handler)
-        handler.close()
+    logs.stop_logging()
     root.setLevel(level)
 
 
@@ -134,9 +132,7 @@ async def test_an_echoed_token_never_reaches_the_tui_screen(
             texts += toasts
             assert app.is_running
     finally:
-        for handler in [h for h in logging.getLogger().handlers if isinstance(h, logs._Handler)]:
-            logging.getLogger().removeHandler(handler)
-            handler.close()
+        logs.stop_logging()
     everything = "\n".join(texts)
     assert "(seen by [REDACTED])" in everything, everything[-2000:]
     assert TOKEN not in everything

@@ -41,7 +41,7 @@ def tracker_with(
         )
     )
     if estimate is not None:
-        tracker.state = tracker.state._evolve(estimate=estimate_model(estimate))
+        tracker.state = tracker.state.evolve(estimate=estimate_model(estimate))
     for t, step in points:
         seq += 1
         at = T0 + timedelta(seconds=t)
