@@ -48,27 +48,35 @@ class Grid:
 def column_edges(first_x: float, x_end: float, width: int, window: float | None) -> list[float]:
     """Column edges: column c covers [edges[c], edges[c+1]); edges[width] is +inf.
 
-    A window shorter than the run lays its columns on a fixed grid of step
-    `window / width` (multiples of the step, not offsets from the newest sample),
-    so a new sample changes only the last column (the one it falls in) and the
-    first (which the window's start slides through); the others keep their
-    samples until the grid scrolls by a whole step. The window touches
-    `width + 1` grid cells, the first and the last partly: the first column
-    holds the two oldest, so it is one to two steps wide and never a sliver
-    with no sample in it. The whole run, or a window longer than the run, is
-    stretched over the width instead (its span grows with every sample).
+    Columns lie on a fixed grid of one step (multiples of the step, not offsets from the
+    newest sample), so a new sample changes only the last column (the one it falls in)
+    and the first; the others keep their samples until the grid scrolls by a whole step.
+    The first column runs from the view's start to the grid: it holds the oldest
+    samples, is one to two steps wide and never a sliver with nothing in it.
+
+    A window shorter than the run has the step `window / width`. The whole run, or a
+    window longer than the run, is spread over the width: its step is the span over
+    `width - 1` rounded down to a power of 2^(1/width), so the grid stays put while the
+    run grows by about two thirds of a column (then its columns are laid again), and the
+    first column is under 1.7 steps wide. A grid that moved with every sample would have
+    every view recompute every column: two to three times the time of one that stays.
     """
-    if window is not None and 0 < window < x_end - first_x and width > 1:
-        step = window / width
-        cell = x_end / step if step > 0 else math.inf
-        if abs(cell) < 2.0**52:  # a grid finer than a float can count stretches instead
-            x_start = x_end - window
+    if window is not None and 0 < window < x_end - first_x:
+        x_start, step = x_end - window, window / width
+    else:
+        x_start = first_x if window is None else max(first_x, x_end - window)
+        span = x_end - x_start
+        step = 0.0
+        if span > 0 and width > 1:
+            step = 2.0 ** (math.floor(width * math.log2(span / (width - 1))) / width)
+    if width > 1 and step > 0:
+        cell = x_end / step
+        if abs(cell) < 2.0**52:  # a grid finer than a float can count is spread instead
             first_cell = math.floor(cell) - (width - 1)
             # Clamped to the newest x too: `floor(x_end / step) * step` can round to just
             # above `x_end`, which left the newest sample out of the last column.
             inner = [min(x_end, max(x_start, (first_cell + c) * step)) for c in range(1, width)]
             return [x_start, *inner, math.inf]
-    x_start = first_x if window is None else max(first_x, x_end - window)
     span = x_end - x_start
     return [x_start + span * c / width for c in range(width)] + [math.inf]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import sys
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from ito_tui.contract import TelemetrySample
 from ito_tui.state import METRICS, TelemetryBank, TelemetrySeries
+from ito_tui.state.grid import column_edges, column_of
 
 from .sequence import telemetry_data
 
@@ -159,12 +161,14 @@ def test_view_never_hides_a_value(
     # ... and a whole-run view draws exactly the global extremes.
     if window is None:
         assert (v.min, v.max) == (min(ys), max(ys)) == (s.min, s.max)
-    span = v.x_end - v.x_start
+    edges = column_edges(0.0, (len(ys) - 1) * step, width, window)
+    assert edges[0] == v.x_start
     for i, y in enumerate(ys):
         x = i * step
         if x < v.x_start:
             continue
-        c = width - 1 if span == 0 else min(width - 1, int((x - v.x_start) / span * width))
+        c = column_of(x, edges)
+        assert edges[c] <= x < edges[c + 1] or c == width - 1, (i, x, c)
         near = [col for col in v.columns[max(0, c - 1) : c + 2] if col is not None]
         assert any(col.min <= y <= col.max for col in near), (i, y, c)
 
@@ -264,9 +268,37 @@ def test_a_view_is_recomputed_only_when_the_series_changed() -> None:
     assert s.view(21) is not v and s.view(20, window=10.0) is not v
     s.add_marker(50.0, "rewind")
     marked = s.view(20)
-    assert marked is not v and (10, "rewind") in marked.markers
+    # The whole run over 20 columns: a step of 99 / 19 rounded down to 5.19 (a power of
+    # 2^(1/16)), so 50 falls in the tenth column, [46.7, 51.9).
+    assert marked is not v and (9, "rewind") in marked.markers
     s.append(100.0, -1.0)
     assert s.view(20).min == -1.0
+
+
+def test_a_whole_run_view_keeps_its_columns_while_the_run_grows_a_little() -> None:
+    """The whole run is spread over the width on a grid whose step moves only when the run
+    has grown by 2^(1/width): until then a new sample changes the column it falls in and
+    no other, so a view recomputes one or two columns, not all of them."""
+    s = TelemetrySeries("x")
+    for i in range(1000):
+        s.append(float(i), math.sin(i * 1.7) + (i * 7919 % 13) * 0.1)
+    width = 30
+    before = s.view(width)
+    edges = column_edges(0.0, 999.0, width, None)
+    steps = {round(b - a, 9) for a, b in itertools.pairwise(edges[1:-1])}
+    assert len(steps) == 1  # every column but the first is one step wide
+    step = steps.pop()
+    assert 999.0 / 29 / 2 ** (1 / 30) < step <= 999.0 / 29
+    assert step <= edges[1] - edges[0] < 1.7 * step  # the oldest: never a sliver
+    s.append(1000.0, 5.0)
+    after = s.view(width)
+    assert column_edges(0.0, 1000.0, width, None)[1:] == edges[1:]
+    assert after.columns[:-1] == before.columns[:-1]
+    assert after.columns[-1] is not None and after.columns[-1].max == 5.0
+    for i in range(1001, 1050):  # 5 % more (2^(1/30) is 2.3 %): the step moves up
+        s.append(float(i), 0.0)
+    later = column_edges(0.0, 1049.0, width, None)
+    assert later[3] - later[2] > step
 
 
 def test_a_windowed_view_keeps_its_columns_on_a_fixed_grid() -> None:

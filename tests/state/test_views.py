@@ -10,6 +10,7 @@ import pytest
 
 from ito_tui.contract import EventBase, Run, RunSummary, make_event
 from ito_tui.state import RunState, RunTracker, chart_view, progress, progress_of_run, stage_views
+from ito_tui.state.grid import column_edges
 
 from .sequence import PLAN, RUN_ID, T0, gate, proposal, run_snapshot, showcase, telemetry_data
 
@@ -98,7 +99,13 @@ def test_markers_sit_in_the_column_of_their_moment_inside_the_window() -> None:
     for seq in range(1001, 1051):
         tracker.feed(ev("telemetry", seq, {**telemetry_data(seq, seq), "ts": _ts(seq - 950)}))
     view = tracker.chart("loss", 10, None)
-    assert [(m.column, m.kind) for m in view.markers] == [(4, "fault")]
+    moment = (T0 + timedelta(seconds=50)).timestamp()  # the newest sample when it came
+    bank = tracker.bank["loss"]
+    assert bank.first_x is not None and bank.last_x is not None
+    edges = column_edges(bank.first_x, bank.last_x, 10, None)
+    [(column, kind)] = [(m.column, m.kind) for m in view.markers]
+    assert kind == "fault" and edges[column] <= moment < edges[column + 1]
+    assert 3 <= column <= 5  # halfway through the run
     assert view.markers[0].label == "fault node_failure"
     assert tracker.chart("loss", 10, 20.0).markers == ()  # out of the window
 
