@@ -215,9 +215,25 @@ class FakeClient:
 
     async def run(self, run_id: str) -> Run:
         self._check()
-        if self.run_model is None or self.run_model.run_id != run_id:
+        if self.run_model is not None and self.run_model.run_id == run_id:
+            return self.run_model
+        listed = next((r for r in self.summaries if r.run_id == run_id), None)
+        if self.run_model is None or listed is None:
             raise NotFound(f"Run not found: {run_id}", status=404)
-        return self.run_model
+        # Another run of the runs list: as listed, with the main run's spec and plan, and
+        # no events (`events` streams none for it).
+        return self.run_model.model_copy(
+            update={
+                "run_id": run_id,
+                "state": listed.state,
+                "current_stage": listed.current_stage,
+                "spend": listed.spend,
+                "pending_proposal_ids": listed.pending_proposal_ids,
+                "failure": listed.failure,
+                "last_event_seq": 0,
+                "updated_at": listed.updated_at,
+            }
+        )
 
     async def telemetry(
         self,
@@ -256,7 +272,8 @@ class FakeClient:
         since_seq: int | None = None,
         on_state: Callable[[ConnectionState], None] | None = None,
     ) -> FakeStream:
-        return FakeStream(self.script, since_seq or 0, on_state, self.final_state)
+        own = self.run_model is None or self.run_model.run_id == run_id
+        return FakeStream(self.script if own else [], since_seq or 0, on_state, self.final_state)
 
     def logs(
         self,
