@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -153,7 +154,11 @@ async def test_read_timeout_on_get_is_retried(server: FakeServer) -> None:
     assert calls == 2
 
 
-async def test_dripping_body_hits_the_attempt_deadline(server: FakeServer) -> None:
+async def test_dripping_body_hits_the_attempt_deadline(
+    server: FakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="ito_tui.client")
+
     @server.route("GET", "/v1/whoami")
     async def _(req: Received, conn: Conn) -> None:
         await conn.head(200, {"Content-Type": "application/json"})
@@ -168,7 +173,11 @@ async def test_dripping_body_hits_the_attempt_deadline(server: FakeServer) -> No
             await c.whoami()
     assert "timed out" in str(info.value)
     assert time.monotonic() - started < 4.0
-    assert len(server.requests("GET", "/v1/whoami")) == 2
+    retries = [r.getMessage() for r in caplog.records if ": retry " in r.getMessage()]
+    assert len(retries) == 1, retries  # a second attempt, and no third
+    # The server saw the first; the second reaches it unless its 0.3 s ran out before the
+    # request was written, as on a loaded machine (a full run once failed on `1 == 2`).
+    assert 1 <= len(server.requests("GET", "/v1/whoami")) <= 2
 
 
 def test_full_jitter_stays_within_the_exponential_envelope() -> None:
