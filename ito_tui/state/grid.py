@@ -67,7 +67,7 @@ def column_edges(first_x: float, x_end: float, width: int, window: float | None)
         x_start = first_x if window is None else max(first_x, x_end - window)
         span = x_end - x_start
         step = 0.0
-        if span > 0 and width > 1:
+        if 0 < span < math.inf and width > 1:  # two finite ends can be an infinite span
             step = 2.0 ** (math.floor(width * math.log2(span / (width - 1))) / width)
     if width > 1 and step > 0:
         cell = x_end / step

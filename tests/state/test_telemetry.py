@@ -301,6 +301,23 @@ def test_a_whole_run_view_keeps_its_columns_while_the_run_grows_a_little() -> No
     assert later[3] - later[2] > step
 
 
+@pytest.mark.parametrize(
+    ("first", "last", "window"),
+    [
+        (-1.7e308, 1.7e308, None),  # finite ends, an infinite span
+        (-1.7e308, 1.7e308, 1e308),
+        (0.0, 1e-320, None),  # a span below what a step can count
+        (5.0, 5.0, None),
+        (0.0, math.nan, None),
+    ],
+)
+def test_column_edges_of_extreme_ends_are_edges_not_an_error(
+    first: float, last: float, window: float | None
+) -> None:
+    edges = column_edges(first, last, 10, window)
+    assert len(edges) == 11 and edges[-1] == math.inf
+
+
 def test_a_windowed_view_keeps_its_columns_on_a_fixed_grid() -> None:
     """A new sample changes only the column it falls in (and the first, which the
     window's start slides through); the grid scrolls by whole columns."""
