@@ -75,6 +75,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     startup.resume()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After each test (its fixtures torn down), collect its garbage and freeze what is
+    left, as the product freezes what its start-up left (`startup.resume`).
+
+    What outlives a test is pytest's and the suite's own long-lived state (reports,
+    caches, session fixtures, lazily imported modules); unfrozen, every full collection of
+    every later test scanned all of it again. Measured with `gc.callbacks` over a whole
+    run (8 workers): 52.6 s of the workers' 457 CPU s were collection, 25.1 s of it full
+    collections; with this, 36.6 s in all. Side by side (two `-n 0` runs of 375 pilot and
+    state tests at once, three pairs): 2.6-6 % less CPU. The price is that something
+    alive at the end of a test and dropped in a cycle later is never collected: the
+    workers ended at 200-310 MB resident. A test's own objects are never frozen while it
+    runs."""
+    yield
+    gc.collect()
+    gc.freeze()
+
+
 def long_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
     """`items` ordered so that each of `workers` starts on its share of the `long` tests.
 
