@@ -56,7 +56,7 @@ def wait_for(
         if predicate(run):
             return run
         assert time.monotonic() < deadline, f"timed out; run is {run['state']}"
-        time.sleep(0.02)
+        time.sleep(0.05)
 
 
 @dataclass
