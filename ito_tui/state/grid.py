@@ -78,6 +78,8 @@ def column_edges(first_x: float, x_end: float, width: int, window: float | None)
             inner = [min(x_end, max(x_start, (first_cell + c) * step)) for c in range(1, width)]
             return [x_start, *inner, math.inf]
     span = x_end - x_start
+    if span == math.inf:  # two finite ends too far apart to subtract: weigh them instead
+        return [x_start * (1 - c / width) + x_end * (c / width) for c in range(width)] + [math.inf]
     return [x_start + span * c / width for c in range(width)] + [math.inf]
 
 

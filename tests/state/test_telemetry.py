@@ -316,6 +316,9 @@ def test_column_edges_of_extreme_ends_are_edges_not_an_error(
 ) -> None:
     edges = column_edges(first, last, 10, window)
     assert len(edges) == 11 and edges[-1] == math.inf
+    if not math.isnan(last):  # finite ends: edges from the first, in order, none NaN
+        assert edges[0] == first or window is not None
+        assert edges == sorted(edges) and not any(map(math.isnan, edges)), edges
 
 
 def test_a_windowed_view_keeps_its_columns_on_a_fixed_grid() -> None:
