@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from itertools import pairwise
+from operator import mul, sub, truediv
 from typing import TYPE_CHECKING, NamedTuple
 
 from ito_tui.format import MISSING, duration, usd_compact, when
@@ -105,33 +105,59 @@ MAX_STEP_DELTA = 2**53
 """The largest step delta measured: beyond it a float no longer holds every integer."""
 
 
-def _intervals(
-    points: list[PacePoint], now_x: float
-) -> tuple[list[tuple[float, int, float]], float]:
-    """(seconds, steps, x at its end) between measured points, each with progress, and
-    their usual length (the median). Time with none (a stall, a rollback: steps going back
-    count as none) joins the next interval that has some; a stall still going on at
-    `now_x` joins the last one, for the time beyond the usual length. The run's clock runs
-    ahead of the last point by up to one interval as a matter of course (an event of the
-    next quantum heard before its progress): counted whole, that doubled the last interval,
-    and the demo's finish jumped by days and back at every quantum."""
-    out: list[tuple[float, int, float]] = []
+class _Intervals(NamedTuple):
+    """The intervals between measured points that made progress, as columns (each pass
+    over them is then a `map` of an operator, not a Python loop: this runs at every
+    telemetry event, over up to `pace.CAP` points)."""
+
+    dt: list[float]
+    """Seconds each took."""
+    dw: list[int]
+    """Steps each made."""
+    end: list[float]
+    """x at its end."""
+
+
+def _intervals(points: list[PacePoint], now_x: float) -> tuple[_Intervals, float]:
+    """The intervals between measured points, each with progress, and their usual length
+    (the median). Time with none (a stall, a rollback: steps going back count as none)
+    joins the next interval that has some; a stall still going on at `now_x` joins the
+    last one, for the time beyond the usual length. The run's clock runs ahead of the
+    last point by up to one interval as a matter of course (an event of the next quantum
+    heard before its progress): counted whole, that doubled the last interval, and the
+    demo's finish jumped by days and back at every quantum."""
+    xs = [p.x for p in points]
+    steps = [p.step for p in points]
+    dts = list(map(sub, xs[1:], xs))
+    dws = list(map(sub, steps[1:], steps))
+    # A step count past 2**53 (legal on the wire: an int) is no pace to measure: as a
+    # float it is inexact, past ~1e308 it is not one at all (OverflowError).
     dt_acc = 0.0
-    for a, b in pairwise(points):
-        dt_acc += max(0.0, b.x - a.x)
-        dw = b.step - a.step
-        # A step count past 2**53 (legal on the wire: an int) is no pace to measure: as a
-        # float it is inexact, past ~1e308 it is not one at all (OverflowError).
-        if 0 < dw <= MAX_STEP_DELTA:
-            out.append((dt_acc, dw, b.x))
-            dt_acc = 0.0
-    usual = sorted(dt for dt, _, _ in out)[len(out) // 2] if out else 0.0
-    if out:
-        dt_acc += max(0.0, now_x - points[-1].x - usual)
-    if out and dt_acc > 0:
-        dt, dw, _ = out[-1]
-        out[-1] = (dt + dt_acc, dw, now_x)
-    return out, usual
+    if (
+        dts
+        and min(dts) > 0.0
+        and math.isfinite(sum(dts))
+        and 0 < min(dws) <= max(dws) <= MAX_STEP_DELTA
+    ):
+        # Every interval took time and made progress (a stage running): each is one.
+        iv = _Intervals(dts, dws, xs[1:])
+    else:
+        iv = _Intervals([], [], [])
+        for dt, dw, x in zip(dts, dws, xs[1:], strict=True):
+            dt_acc += max(0.0, dt)
+            if 0 < dw <= MAX_STEP_DELTA:
+                iv.dt.append(dt_acc)
+                iv.dw.append(dw)
+                iv.end.append(x)
+                dt_acc = 0.0
+    n = len(iv.dt)
+    usual = sorted(iv.dt)[n // 2] if n else 0.0
+    if n:
+        dt_acc += max(0.0, now_x - xs[-1] - usual)
+        if dt_acc > 0:
+            iv.dt[-1] += dt_acc
+            iv.end[-1] = now_x
+    return iv, usual
 
 
 class _Pace(NamedTuple):
@@ -164,7 +190,7 @@ def _weighted_median(values: list[float], weights: list[float]) -> float:
     return pairs[-1][0]
 
 
-def _measure(intervals: list[tuple[float, int, float]], now_x: float, span: float) -> _Pace:
+def _measure(iv: _Intervals, now_x: float, span: float) -> _Pace:
     """Split what was measured into throughput and goodput (see the module docstring).
 
     An interval slower than `STALL_FACTOR` × the stage's median pace was interrupted (a
@@ -173,34 +199,34 @@ def _measure(intervals: list[tuple[float, int, float]], now_x: float, span: floa
     still says how often they come. The running pace weighs recent intervals more
     (half-life `HALF_LIFE` of the span): a node throttling now is the pace to come."""
     half = max(HALF_LIFE * span, 1e-9)
-    decay = [0.5 ** ((now_x - end) / half) for _, _, end in intervals]
-    taus = [dt / dw for dt, dw, _ in intervals]
-    weights = [a * dw for a, (_, dw, _) in zip(decay, intervals, strict=True)]
+    decay = [0.5 ** ((now_x - end) / half) for end in iv.end]
+    taus = list(map(truediv, iv.dt, iv.dw))
+    weights = list(map(mul, decay, iv.dw))
     # The typical pace over the whole stage (by steps, not by recency): a stall going on
     # now is the newest interval, and must not become the yardstick it is judged by.
-    median = _weighted_median(taus, [float(dw) for _, dw, _ in intervals])
+    median = _weighted_median(taus, list(map(float, iv.dw)))
     limit = STALL_FACTOR * median
-    run_dt: list[float] = []
+    run_dt, run_tau = iv.dt, taus
     excess: list[float] = []
-    for (dt, dw, _), stalled in zip(intervals, _interrupted(taus, limit), strict=True):
-        if stalled:
-            run_dt.append(dw * median)
-            excess.append(dt - dw * median)
-        else:
-            run_dt.append(dt)
+    if any(map(limit.__lt__, taus)):  # some tau > limit: maybe an interruption
+        run_dt = []
+        for dt, dw, stalled in zip(iv.dt, iv.dw, _interrupted(taus, limit), strict=True):
+            if stalled:
+                run_dt.append(dw * median)
+                excess.append(dt - dw * median)
+            else:
+                run_dt.append(dt)
+        run_tau = list(map(truediv, run_dt, iv.dw))
     work = sum(weights)
-    tau_run = sum(a * r for a, r in zip(decay, run_dt, strict=True)) / work
-    var = sum(
-        v * (r / dw - tau_run) ** 2
-        for v, r, (_, dw, _) in zip(weights, run_dt, intervals, strict=True)
-    )
-    total = sum(dt for dt, _, _ in intervals)
+    tau_run = sum(map(mul, decay, run_dt)) / work
+    var = sum(v * (tau - tau_run) ** 2 for v, tau in zip(weights, run_tau, strict=True))
+    total = sum(iv.dt)
     badput = min(MAX_BADPUT, sum(excess) / total) if total > 0 else 0.0
     return _Pace(
         tau=tau_run,
         goodput=1.0 - badput,
         run_var=var / work,
-        n_eff=work**2 / sum(v * v for v in weights),
+        n_eff=work**2 / sum(map(mul, weights, weights)),
         mean_w=work / sum(decay),
         rate=len(excess) / total if total > 0 else 0.0,
         size2=sum(e * e for e in excess) / len(excess) if excess else 0.0,
@@ -292,7 +318,7 @@ def projection(
     lead = min(usual, now_x - points[-1].x)
     anchor = datetime.fromtimestamp(now_x - lead, tz=now.tzinfo)
     measured_s = now_x - points[0].x
-    if len(intervals) < MIN_INTERVALS:
+    if len(intervals.dt) < MIN_INTERVALS:
         return _unknown(stage, f"finish {MISSING} (measuring the pace)", measured_s)
     step = max(p.step, points[-1].step)
     steps_left = max(0, p.total_steps - step)
