@@ -155,6 +155,8 @@ class RunTracker:
             for label in labels:
                 self._mark(at, label)
             telemetry = True
+        if after.terminal and self._spend_to_the_end():
+            telemetry = True
         return changes(
             run=after is not before,
             log=logged,
@@ -188,6 +190,7 @@ class RunTracker:
         if run.last_event_seq < self.state.last_seq:
             return NOTHING
         self.state = self.state.reseed(run, seq=run.last_event_seq)
+        self._spend_to_the_end()  # a snapshot of the run's end, its charts held already
         return EVERYTHING
 
     def backfill(self, samples: Iterable[TelemetrySample], *, fresh: bool = True) -> Changes:
@@ -209,7 +212,8 @@ class RunTracker:
         if fresh:
             for x, label in self._markers:
                 self.bank.add_marker(x, label)
-        return changes(telemetry=fresh or added > 0)
+        ended = self._spend_to_the_end()
+        return changes(telemetry=fresh or added > 0 or ended)
 
     def _ingest(self, sample: TelemetrySample) -> None:
         x = sample.ts.timestamp()
@@ -217,6 +221,23 @@ class RunTracker:
         self._sample_seq = sample.seq
         self._last_x = x if self._last_x is None else max(x, self._last_x)
         self._last_step, self._last_tokens = sample.step, sample.tokens_seen
+
+    def _spend_to_the_end(self) -> bool:
+        """An ended run's spend chart ends at what the run spent, as its header says: the
+        trainer's last sample comes before the final checkpoint and gate evaluation, which
+        the run's spend includes (a completed demo run: chart $13,638.29, header
+        $13,678.13). The run's figure is drawn at the last sample's x. True if it was added
+        (once: a repeat finds it there)."""
+        state = self.state
+        spent = state.usd_spent if state.terminal else None
+        series = self.bank.series["spend_usd"]
+        if spent is None or series.last_x is None or not spent.is_finite():
+            return False
+        final = float(spent)
+        if final == series.last:
+            return False
+        series.append(series.last_x, final)
+        return True
 
     def _mark(self, x: float, label: str) -> None:
         self._markers.append((x, label))

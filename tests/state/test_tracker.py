@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from ito_tui.contract import EventBase, Run, TelemetrySample, make_event
@@ -163,3 +164,30 @@ def test_node_and_straggler_events_change_the_timeline_and_the_clock() -> None:
     assert seen["quorum.changed"] == Changes(run=True, log=True)
     # The run's clock is the events' sim_ts (what the projection measures against).
     assert tracker.clock == node_failure_chain()[-1].sim_ts
+
+
+def test_an_ended_runs_spend_chart_ends_at_what_the_run_spent_as_the_header_says() -> None:
+    # The last sample comes before the final checkpoint and gate eval; the run's end
+    # carries the whole spend (16,000.00 here, the last sample 87.00).
+    events = showcase()
+    last_sample = max(e.seq for e in events if e.type == "telemetry")
+    live = RunTracker(RUN_ID)
+    for e in events:
+        live.feed(e)
+    header = live.progress().usd_spent
+    assert header == Decimal("16000.00")
+    view = live.chart("spend_usd", 40, None)
+    assert view.value == 16000.0 and view.vmax == 16000.0
+    assert live.bank.series["spend_usd"].last_x == live.bank.series["loss"].last_x
+    assert not live.backfill([], fresh=False).telemetry  # drawn once: a repeat finds it
+    assert live.bank.series["spend_usd"].count == live.bank.series["loss"].count + 1
+    # Opened after the end: the snapshot, then the telemetry pages.
+    opened = RunTracker(Run.model_validate(run_snapshot("failed", last_seq=events[-1].seq)))
+    opened.backfill([sample(s, s * 10) for s in range(1, last_sample + 1)])
+    assert opened.chart("spend_usd", 40, None).value == float(opened.progress().usd_spent or 0)
+    # A run still going draws its samples only.
+    going = RunTracker(RUN_ID)
+    for e in events[:-1]:
+        going.feed(e)
+    last_spend = float(telemetry_data(last_sample, 0)["spend_usd"])
+    assert going.chart("spend_usd", 40, None).value == last_spend
