@@ -52,6 +52,7 @@ _STATE_STYLE = {
     "skipped": ("dim",),
     "pending": ("dim",),
     "awaiting_approval": ("magenta", "bold"),
+    "recovering": ("yellow",),
 }
 
 PROPOSAL_STATUSES = ("pending", "approved", "rejected", "expired", "executed")
@@ -182,7 +183,8 @@ def render_run(out: Output, run: Run) -> None:
             f"{safe(run.failure.detail)}"
         )
     # The stages as the TUI derives them (state.views): `skipped` once known (a spec
-    # without post-training, a failed gate), `paused` while a proposal holds the run.
+    # without post-training, a failed gate), `paused` while a proposal holds the run,
+    # `recovering` while the run recovers from a fault.
     from ito_tui.state import RunState
     from ito_tui.state.views import stage_views
 

@@ -38,7 +38,7 @@ from .views import stage_views
 
 __all__ = ["TRAINING_STAGES", "Rollback", "RunEnd", "StageEnd", "run_end"]
 
-_RAN = frozenset({"passed", "failed", "cancelled", "gate_eval", "running", "paused"})
+_RAN = frozenset({"passed", "failed", "cancelled", "gate_eval", "running", "paused", "recovering"})
 """Stage statuses of a stage that ran (a skipped or never-started stage has no summary)."""
 _APPROVED = frozenset({"approved", "executed"})
 TRAINING_STAGES = frozenset({"pretrain", "mid_train", "long_context", "sft", "dpo", "rlvr"})

@@ -48,7 +48,7 @@ __all__ = [
 MarkerKind = Literal["rewind", "fault", "recovery", "checkpoint", "gate"]
 MARKER_KINDS: frozenset[str] = frozenset(get_args(MarkerKind))
 
-UNDER_WAY = frozenset({"running", "paused", "gate_eval"})
+UNDER_WAY = frozenset({"running", "paused", "recovering", "gate_eval"})
 """The stage statuses with an ETA (a stage over, or not begun, has none)."""
 
 LOSS_LABELS = {"sft": "SFT loss", "dpo": "DPO loss", "rlvr": "RL loss"}
@@ -105,7 +105,8 @@ class StageView:
 
     name: str
     status: str
-    """pending | running | paused | gate_eval | passed | failed | skipped | cancelled"""
+    """pending | running | paused | recovering | gate_eval | passed | failed | skipped |
+    cancelled"""
     stage: Stage | None
     step: int | None
     total_steps: int | None
@@ -286,7 +287,9 @@ def stage_views(state: RunState) -> tuple[StageView, ...]:
 
     A stage the spec leaves out is `skipped` from the start; once a gate failed or the
     run ended, the stages that will not run are `skipped`; the one a cancel cut is
-    `cancelled`; the current stage of a run waiting for a person is `paused`.
+    `cancelled`; the current stage of a run waiting for a person is `paused`, of a run
+    recovering from a fault `recovering` (the header says the run's state; the stage list
+    must not say `running` under it).
     """
     excluded = skipped_by_spec(state)
     ended = _will_not_run(state)
@@ -306,8 +309,11 @@ def stage_views(state: RunState) -> tuple[StageView, ...]:
             status, reason = "cancelled", ended
         elif status == "cancelled":
             reason = "the run was cancelled"
-        elif status == "running" and paused and name == state.current_stage:
-            status = "paused"
+        elif status == "running" and name == state.current_stage:
+            if paused:
+                status = "paused"
+            elif state.state == "recovering":
+                status = "recovering"
         p = stage.progress
         views.append(
             StageView(

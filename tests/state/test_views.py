@@ -11,6 +11,7 @@ import pytest
 from ito_tui.contract import EventBase, Run, RunSummary, make_event
 from ito_tui.state import RunState, RunTracker, chart_view, progress, progress_of_run, stage_views
 from ito_tui.state.grid import column_edges
+from ito_tui.state.views import UNDER_WAY
 
 from .sequence import PLAN, RUN_ID, T0, gate, proposal, run_snapshot, showcase, telemetry_data
 
@@ -196,6 +197,17 @@ def test_the_current_stage_of_a_run_waiting_for_a_person_is_paused() -> None:
     assert statuses(t.state)["pretrain"] == "paused"
     t.feed(ev("proposal.approved", 4, proposal("approved")))
     t.feed(ev("run.state_changed", 5, {"from_state": "awaiting_approval", "to_state": "running"}))
+    assert statuses(t.state)["pretrain"] == "running"
+
+
+def test_the_current_stage_of_a_run_recovering_from_a_fault_is_recovering() -> None:
+    t = RunTracker(snapshot())
+    t.feed(ev("stage.started", 1, {"stage": "pretrain", "total_steps": 100}))
+    t.feed(ev("run.state_changed", 2, {"from_state": "running", "to_state": "recovering"}))
+    (view,) = (v for v in t.stages() if v.name == "pretrain")
+    assert view.status == "recovering" and statuses(t.state)["data_prep"] != "recovering"
+    assert view.status in UNDER_WAY  # its progress stays drawn
+    t.feed(ev("run.state_changed", 3, {"from_state": "recovering", "to_state": "running"}))
     assert statuses(t.state)["pretrain"] == "running"
 
 

@@ -537,6 +537,36 @@ async def test_a_six_character_time_keeps_its_gate_verdict_in_the_80x24_stage_li
         assert next(r for r in rows if "data prep" in r).rstrip().endswith("17h13m gate✓"), rows
 
 
+async def test_a_recovering_stage_says_so_with_its_progress_and_every_verdict_kept() -> None:
+    client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
+    app = snapshot_app(client, now=NOW, start=RUN_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        stages = app.screen.query_one(StageList)
+        prep = next(v for v in stages.views if v.name == "data_prep")
+        assert prep.stage is not None and prep.stage.started_at is not None
+        took = timedelta(hours=17, minutes=13)
+        long = prep.stage.model_copy(update={"ended_at": prep.stage.started_at + took})
+        passed = Gate.model_validate(gate("data_prep", "passed", []))
+        stages.views = tuple(
+            replace(v, stage=long, gate=passed)
+            if v is prep
+            else replace(v, status="recovering")
+            if v.name == "pretrain"
+            else v
+            for v in stages.views
+        )
+        await pilot.pause()
+        rows = str(stages.render()).splitlines()
+        (current,) = [row for row in rows if row.startswith("›")]
+        assert "↻ pretrain" in current and "recovering" in current, rows
+        assert not [row for row in rows if "running" in row], rows
+        below = rows[rows.index(current) + 1]
+        assert "█" in below or "░" in below, rows  # its progress stays drawn
+        # The wider word column still leaves data prep's time and verdict whole.
+        assert next(r for r in rows if "data prep" in r).rstrip().endswith("17h13m gate✓"), rows
+
+
 @pytest.mark.parametrize(
     ("value_s", "threshold", "shown"),
     [("NaN", "NaN", ("took NaN", "(≥ NaN)")), ("Infinity", "-Infinity", ("took ∞", "(≥ −∞)"))],

@@ -18,6 +18,7 @@ STATE_GLYPHS: dict[str, str] = {
     "pending": "·",
     "running": "▶",
     "paused": "‖",
+    "recovering": "↻",
     "gate_eval": "◆",
     "passed": "✓",
     "failed": "✗",

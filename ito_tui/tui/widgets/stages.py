@@ -213,7 +213,7 @@ class StageList(Widget, can_focus=True):
     def _draw_key(self) -> tuple[Size, int, tuple[str, ...]]:
         """What `render` would show, as plain text (styles follow from the same fields)."""
         width = max(20, self.content_region.width or self.size.width - 2)
-        columns = self._columns()
+        columns = self._columns(width)
         rows = [
             line.plain
             for i, view in enumerate(self.views)
@@ -290,7 +290,7 @@ class StageList(Widget, can_focus=True):
     def render(self) -> RenderableType:
         width = max(20, self.content_region.width or self.size.width - 2)
         lines: list[Text] = []
-        columns = self._columns()
+        columns = self._columns(width)
         for i, view in enumerate(self.views):
             lines.extend(self._stage_lines(view, width, i == self.cursor, columns))
         self._drawn = (self.size, self.cursor, tuple(line.plain for line in lines))
@@ -300,21 +300,25 @@ class StageList(Widget, can_focus=True):
         stage = view.stage
         return "" if stage is None else elapsed(stage.started_at, stage.ended_at or self.now)
 
-    def _columns(self) -> tuple[int, int]:
+    def _columns(self, width: int) -> tuple[int, int]:
         """The status word's and the time's column widths: as wide as the widest of this
         list, so `17h13m gate✓` keeps its verdict in a 39-column pane (fixed at 9 and 5
-        the verdict was cut off a six-character time)."""
+        the verdict was cut off a six-character time). Where the pane is too narrow for
+        the widest word and a verdict after the widest time (80×24: `recovering`,
+        `cancelled` or `gate eval` beside a `17h13m gate✓`), the word column narrows to
+        what fits, down to `passed`'s: a wider word then pushes only its own row's time."""
         words = max((len(status_label(v.status)) for v in self.views), default=7)
-        took = max((len(self._took(v)) for v in self.views), default=5)
+        took = max(5, max((len(self._took(v)) for v in self.views), default=5))
         # An odd word from the backend widens its own row only, not every row's column.
-        return min(words, WORD_WIDTH), max(5, took)
+        room = width - len(f"›▶ {'':<12}  {'':>{took}} gate✓")
+        return max(len("passed"), min(words, WORD_WIDTH, room)), took
 
     def _stage_lines(
         self, view: StageView, width: int, selected: bool, columns: tuple[int, int]
     ) -> list[Text]:
         state = view.status
-        # A paused stage is drawn as running (its word and glyph say paused).
-        css = "running" if state == "paused" else state
+        # A paused or recovering stage is drawn as running (its word and glyph say which).
+        css = "running" if state in ("paused", "recovering") else state
         style = (
             self.get_component_rich_style(f"stages--{css}", partial=True)
             if (f"stages--{css}" in self.COMPONENT_CLASSES)
