@@ -75,6 +75,10 @@ class Loans:
         loan.state = state
         return loan.clock.observe(event, now, state=state.state, stage=state.current_stage)
 
+    def clocks(self) -> list[SilenceClock]:
+        """Every lent run's silence clock."""
+        return [loan.clock for loan in self._loans.values()]
+
     def clock(self, run_id: str) -> SilenceClock | None:
         """The silence clock of lent `run_id` (None: not lent)."""
         loan = self._loans.get(run_id)
@@ -103,6 +107,7 @@ class Lending:
     _loans: Loans
     _followers: dict[str, Any]
     _wake: asyncio.Event
+    _sleep_until: float
     _poll_soon: bool
     _lent_tasks: set[asyncio.Task[None]]
     """Snapshot reconciliations of lent runs in flight (cancelled with the followers)."""
@@ -139,12 +144,23 @@ class Lending:
         if run_id not in self._loans:
             return
         loop = asyncio.get_running_loop()
+        clock = self._loans.clock(run_id)
+        was_silent = clock is not None and clock.silent
         if self._loans.observe(run_id, event, state, loop.time()):
             self._emit(self._silent_alert(state))
+        if clock is not None:
+            self._clock_moved(clock, was_silent)
         self._proposal_event(event, state)
         snapshot = getattr(event, "data", None) if event.type == "resync" else None
         if isinstance(snapshot, Run):
             self._spawn(loop, self._reconcile_lent(run_id, snapshot, state.current_stage))
+
+    def _clock_moved(self, clock: SilenceClock, was_silent: bool) -> None:
+        """After an event: wake the watcher's loop if a spell began or ended (it publishes
+        that) or the clock's check is now due before the loop's planned wake-up."""
+        due = clock.due()
+        if clock.silent != was_silent or (due is not None and due < self._sleep_until):
+            self._wake.set()
 
     def silence(self, run_id: str) -> SilenceClock | None:
         """The silence clock of `run_id`, lent or followed (None: neither, or not yet):

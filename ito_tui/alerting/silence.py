@@ -40,10 +40,12 @@ from ito_tui.textsafe import one_line
 from .model import Alert
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ito_tui.contract import EventBase
     from ito_tui.state import RunState
 
-__all__ = ["PROGRESS_TYPES", "SilenceClock", "silent_alert"]
+__all__ = ["DUE_SLACK_S", "PROGRESS_TYPES", "SilenceClock", "next_due", "silent_alert"]
 
 PROGRESS_TYPES = frozenset({"stage.progress", "telemetry"})
 _RESTART_TYPES = frozenset({"run.state_changed", "stage.started", "resync"})
@@ -56,6 +58,9 @@ backend's clock (see the module docstring)."""
 CADENCE_FACTOR = 3.0
 """A spell needs this many times the run's usual gap between progress events."""
 _CADENCE_SAMPLES = 8
+DUE_SLACK_S = 0.05
+"""A checker wakes this long after `SilenceClock.due`: at the instant itself the clock's
+extrapolation may round to a hair short of the bound."""
 
 
 class SilenceClock:
@@ -120,6 +125,18 @@ class SilenceClock:
             return 0.0
         return max(0.0, self._latest + max(0.0, now - self._latest_at) * self.rate - self._progress)
 
+    def due(self) -> float | None:
+        """The local time from which `check` can start a spell if no event comes first
+        (the checker sleeps till then, not a wake-up a second); None while it cannot (in a
+        spell, or nothing measured yet). A state or stage that cannot be silent is the
+        checker's to know: this says when the clock's part is due."""
+        if self.silent or self._progress is None or self._latest is None:
+            return None
+        pace = CADENCE_FACTOR * statistics.median(self._gaps) if self._gaps else 0.0
+        ahead = self._progress + max(self.stall_after_s, pace) - self._latest
+        backend = self._latest_at + max(0.0, ahead) / self.rate
+        return max(backend, self._progress_at + min(WALL_FLOOR_S, self.stall_after_s))
+
     def _judge(self, clock: float, now: float, state: str, stage: str | None) -> bool:
         if self.silent or state != "running" or self._progress is None:
             return False
@@ -149,6 +166,14 @@ class SilenceClock:
             low, high = _RATE_BOUNDS
             self.rate = min(max(rate, low), high)
         self._anchor = (ts, sim)
+
+
+def next_due(clocks: Iterable[SilenceClock | None], now: float) -> float:
+    """The earliest `due` of `clocks` still to come after `now` (+ `DUE_SLACK_S`), inf if
+    none: one already past did not start a spell at its check (a run waiting for a person,
+    a stream reconnecting), and waits for an event to set it again."""
+    dues = (c.due() for c in clocks if c is not None)
+    return min((d + DUE_SLACK_S for d in dues if d is not None and d > now), default=math.inf)
 
 
 def silent_alert(state: RunState, stall_after_s: float) -> Alert:

@@ -12,7 +12,9 @@ snapshot on (so history raises nothing) with a `state.RunTracker`, and:
   happened while no stream was followed (a resync, a dropped follower, a run that ended
   between two polls: its proposals are re-read);
 - flags a run that is connected but makes no progress for `stall_after_s` (`silence`):
-  an alert once per spell, `NeedsYou.silent` while it lasts (checked every `TICK_S`).
+  an alert once per spell, `NeedsYou.silent` while it lasts. Checked at a poll or when a
+  clock is due (`SilenceClock.due`; an event that brings that forward, or starts or ends a
+  spell, wakes it), not every second (with the banner's, 3-10 % of the app's CPU, #4).
 
 A run a screen follows itself is lent to it (`lend`, `observe`, `give_back`; see
 `lending`): followed once, not twice. At most `max_followed` runs are followed (those
@@ -27,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +53,7 @@ from .needs import (
     missed_from,
     pending_from,
 )
-from .silence import SilenceClock, silent_alert
+from .silence import SilenceClock, next_due, silent_alert
 
 if TYPE_CHECKING:
     from ito_tui.client.protocol import EventFeed, ItoApi
@@ -63,8 +66,6 @@ log = logging.getLogger("ito_tui.alerting.watcher")
 
 MIN_POLL_S = 1.0
 MAX_BACKOFF_S = 300.0
-TICK_S = 1.0
-"""How often silence is checked between events."""
 _TERMINAL = frozenset(s.value for s in TERMINAL_RUN_STATES)
 _MAX_SEEN = 4096
 
@@ -103,6 +104,8 @@ class RunsWatcher(Lending):
         self.stall_after_s = stall_after_s
         self.polls = 0
         """Runs lists read (for tests and the log)."""
+        self.checks = 0
+        """Silence checks made: one a poll or a clock due, not one a second (for tests)."""
         self._followers: dict[str, _Follower] = {}
         self._pending: dict[str, dict[str, PendingProposal]] = {}
         self._missed: deque[MissedProposal] = deque(maxlen=MAX_MISSED)
@@ -113,6 +116,8 @@ class RunsWatcher(Lending):
         self._needs = NeedsYou()
         self._fatal: BaseException | None = None
         self._wake = asyncio.Event()
+        self._sleep_until = math.inf
+        """When the loop wakes next unless woken (`Lending._clock_moved`)."""
         self._loans = Loans(stall_after_s)
         self._lent_tasks = set()
         self._poll_soon = False
@@ -170,11 +175,13 @@ class RunsWatcher(Lending):
                             log.info("runs listed again after %d failures", failures)
                         failures = 0
                         next_poll = loop.time() + self.poll_s
-                self._check_silence(loop.time())
+                now = loop.time()
+                self._check_silence(now)
                 self._wake.clear()
-                wait = max(0.0, min(TICK_S, next_poll - loop.time()))
+                clocks = [f.clock for f in self._followers.values()] + self._loans.clocks()
+                self._sleep_until = min(next_poll, next_due(clocks, now))
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), wait)
+                    await asyncio.wait_for(self._wake.wait(), max(0.0, self._sleep_until - now))
         finally:
             await self._stop_followers()
 
@@ -267,10 +274,11 @@ class RunsWatcher(Lending):
         state = tracker.state
         clock = follower.clock
         now = asyncio.get_running_loop().time()
-        if clock is not None and clock.observe(
-            event, now, state=state.state, stage=state.current_stage
-        ):
-            self._emit(self._silent_alert(state))
+        if clock is not None:
+            was_silent = clock.silent
+            if clock.observe(event, now, state=state.state, stage=state.current_stage):
+                self._emit(self._silent_alert(state))
+            self._clock_moved(clock, was_silent)
         alert = alert_for(event, state)
         if alert is not None:
             self._emit(alert)
@@ -349,6 +357,7 @@ class RunsWatcher(Lending):
     # ------------------------------------------------------------ silence, output
 
     def _check_silence(self, now: float) -> None:
+        self.checks += 1
         for follower in list(self._followers.values()):
             clock, tracker, stream = follower.clock, follower.tracker, follower.stream
             if clock is None or tracker is None or stream is None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ito_tui.tui.needs_you import AppAlerts
     from ito_tui.tui.repaint import Repaints
     from ito_tui.tui.run_proposals import RunProposals
+    from ito_tui.tui.widgets.silence_banner import SilenceBanner
 
 __all__ = ["RunLending"]
 
@@ -37,7 +38,9 @@ class RunLending(Screen[None]):
     proposals: RunProposals
     connection: str
     _lent: bool
+    """Whether the app's watcher takes this run's events from this screen."""
     _shown_unseen: frozenset[str]
+    _silence: SilenceBanner
 
     def _give_back(self) -> None:
         alerting = self._alerting()
@@ -63,7 +66,9 @@ class RunLending(Screen[None]):
         forward_failure(self, event)
 
     def on_needs_you_changed(self, event: NeedsYouChanged) -> None:
-        """The app's watcher saw a proposal of this run missed: the log says so."""
+        """The app's watcher's news: a proposal of this run missed (the log says so), a
+        silent spell begun or ended (the banner reads the watcher's clock)."""
+        self._silence.check()
         unseen = self.proposals.unseen()
         if unseen != self._shown_unseen:
             self._shown_unseen = unseen

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ito_tui.alerting.silence import SilenceClock
+from ito_tui.alerting.silence import CADENCE_FACTOR, DUE_SLACK_S, SilenceClock, next_due
 from ito_tui.contract import EventBase, make_event
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -121,3 +122,33 @@ def test_a_demo_that_reports_once_per_tick_is_silent_only_when_ticks_pass_withou
     spells = [feed(clock, event("x.checkpoint", n * tick, n * sim_tick), n * tick)
               for n in range(6, 12)]  # fmt: skip
     assert spells == [False, False, True, False, False, False]
+
+
+def test_due_is_when_a_check_with_no_event_since_first_starts_the_spell() -> None:
+    clock = SilenceClock(600.0, now=100.0)
+    assert clock.due() is None  # nothing measured yet
+    for i in range(3):  # 60 simulated seconds per second, as above
+        feed(clock, event("stage.progress", 2.0 * i, 120.0 * i), 100.0 + 2 * i)
+    due = clock.due()
+    assert due == 114.0  # 600 simulated seconds after the last progress (at 104.0)
+    assert not clock.check(due - 0.01, state="running", stage="pretrain", live=True)
+    assert clock.check(due + DUE_SLACK_S, state="running", stage="pretrain", live=True)
+    assert clock.due() is None  # in a spell: nothing more is due until progress
+    # A fast demo clock: three of the run's ticks (a local second each) are what is due.
+    fast = SilenceClock(600.0, now=0.0)
+    for i in range(3):
+        feed(fast, event("stage.progress", 1.0 * i, 3600.0 * i), 1.0 * i)
+    due = fast.due()
+    assert due == 2.0 + CADENCE_FACTOR * 1.0
+    assert not fast.check(due - 0.01, state="running", stage="pretrain", live=True)
+    assert fast.check(due + DUE_SLACK_S, state="running", stage="pretrain", live=True)
+
+
+def test_the_next_check_is_the_earliest_due_still_to_come() -> None:
+    soon, later, idle = (SilenceClock(600.0, now=0.0) for _ in range(3))
+    feed(soon, event("stage.progress", 0, None), 0.0)
+    feed(later, event("stage.progress", 100, None), 100.0)
+    assert next_due([soon, later, idle, None], now=0.0) == 600.0 + DUE_SLACK_S
+    # Past its due without a spell (a run waiting for a person): an event sets it again.
+    assert next_due([soon, later], now=601.0) == 700.0 + DUE_SLACK_S
+    assert next_due([idle, None], now=0.0) == math.inf

@@ -7,11 +7,13 @@ says, and goes when progress resumes.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, cast
 
 import pytest
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from ito_tui.alerting.needs import NeedsYou
@@ -109,3 +111,42 @@ def test_silent_run_banner(snap_compare: Any, size: tuple[int, int]) -> None:
     client = QueueClient(script=script.events[:split])
     app = snapshot_app(client, now=NOW, start=RUN_ID)
     assert snap_compare(app, terminal_size=size, run_before=_silent(client, script, split))
+
+
+class BannerApp(App[None]):
+    """The banner alone over a clock the test sets (None: no detector yet)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock: SilenceClock | None = None
+        self.reads = 0
+
+    def read(self) -> SilenceClock | None:
+        self.reads += 1
+        return self.clock
+
+    def compose(self) -> ComposeResult:
+        yield SilenceBanner(RUN_ID, source=self.read)
+
+
+async def test_the_banner_reads_the_clock_when_told_and_ticks_only_during_a_spell() -> None:
+    app = BannerApp()
+    async with app.run_test(size=(80, 5)) as pilot:
+        banner = app.query_one(SilenceBanner)
+        await asyncio.sleep(1.5)
+        assert app.reads == 1  # on mount; no read a second while nothing is silent
+        clock = app.clock = SilenceClock(600.0, now=0.0)
+        progress = make_event("telemetry", seq=1, run_id=RUN_ID, ts=NOW.isoformat(), data=_sample())
+        clock.observe(progress, 0.0, state="running", stage="pretrain")
+        assert clock.check(660.0, state="running", stage="pretrain", live=True)
+        banner.check()  # what the run screen does on the watcher's news
+        await pilot.pause()
+        assert banner.has_class("-silent")
+        reads = app.reads
+        await asyncio.sleep(2.3)
+        assert app.reads >= reads + 2  # once a second during the spell: its minutes
+        app.clock = None
+        await wait_for(pilot, lambda: not banner.has_class("-silent"), 3, "the banner to go")
+        reads = app.reads
+        await asyncio.sleep(1.5)
+        assert app.reads == reads  # and no ticking after it

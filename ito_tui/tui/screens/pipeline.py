@@ -118,7 +118,6 @@ class PipelineScreen(StyledOnFirstShow, RunActions, RunLending):
         """The stage detail follows the current stage until the operator picks another."""
         self._shown_unseen: frozenset[str] = frozenset()
         self._lent = False
-        """Whether the app's watcher takes this run's events from this screen."""
         self._bindings_for: tuple[bool, bool] | None = None
         """(pending proposals, run over) as the footer last offered keys for."""
         self._cancel: CancelRunModal | None = None
@@ -281,6 +280,7 @@ class PipelineScreen(StyledOnFirstShow, RunActions, RunLending):
     def connection_changed(self, label: str) -> None:
         self.connection = label
         self.repaints.mark("strip")
+        self._silence.check()  # a lost connection is the header's news, not silence
 
     def _mark(self, changes: Changes) -> None:
         """Mark the panels that show what `changes` says changed."""
@@ -299,12 +299,12 @@ class PipelineScreen(StyledOnFirstShow, RunActions, RunLending):
             self.repaints.mark(*marks)
 
     def on_screen_resume(self) -> None:
-        # Back from a modal (the proposal's): the toasts it held can show now, and the
-        # terminal title is this run's once more.
+        # Back from a modal: the toasts it held show now; the terminal title is this run's.
         if self.alerter is not None:
             self.alerter.release()
         self.repaints.mark("strip", "log")
         self.repaints.shown()
+        self._silence.check()
 
     # ------------------------------------------------------------ paints
 

@@ -3,9 +3,12 @@
 `⏸ silent 12m: heartbeats but no progress since 14:02 UTC`. It draws what the app's one
 silence detector says (`alerting/silence.py: SilenceClock`, kept by the app's
 `RunsWatcher` for the run this screen follows: `RunsWatcher.silence(run_id)`); it
-detects nothing itself. Checked once a second (a spell starts with no event at all:
-heartbeats are SSE comments), drawn only when its words change, gone when progress
-resumes. Times are on the backend's clock (`sim_ts` in a demo), like the run's.
+detects nothing itself. Checked when the screen hears the watcher's news (a spell starts
+with no event at all, heartbeats being SSE comments: the watcher publishes it,
+`NeedsYouChanged`), when the connection changes or the screen shows again, and once a
+second during a spell (its minutes); no wake-up a second otherwise (bench #4). Drawn only
+when its words change, gone when progress resumes. Times are on the backend's clock
+(`sim_ts` in a demo), like the run's.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 from ito_tui.format import duration
@@ -99,6 +103,8 @@ class SilenceBanner(Static):
         self.source = source or self._watchers_clock
         self.live = live
         self._words = ""
+        self._ticker: Timer | None = None
+        """Ticks once a second during a spell (its minutes), stopped otherwise."""
 
     def _watchers_clock(self) -> SilenceClock | None:
         # The app's one detector (`tui/needs_you.py: AppAlerts.watcher`); none before the
@@ -108,13 +114,18 @@ class SilenceBanner(Static):
         return silence(self.run_id) if callable(silence) else None
 
     def on_mount(self) -> None:
-        self.set_interval(TICK_S, self.check, name="silence-banner")
         self.check()
 
     def check(self) -> None:
-        """Read the clock now (also called by the screen when an event arrived)."""
+        """Read the clock now (the screen calls it on the watcher's news, a connection
+        change, and when it shows again)."""
         clock = self.source() if self.live() else None
         self.silence = silence_of(clock, self._now())
+        if self.silence is not None and self._ticker is None:
+            self._ticker = self.set_interval(TICK_S, self.check, name="silence-banner")
+        elif self.silence is None and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
 
     @staticmethod
     def _now() -> float:
