@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from ito_tui.contract import EventBase, Run, TelemetrySample
+from ito_tui.format import to_float
 
 from .bank import TelemetryBank
 from .changes import EVERYTHING, NOTHING, Changes, changes
@@ -233,7 +234,7 @@ class RunTracker:
         series = self.bank.series["spend_usd"]
         if spent is None or series.last_x is None or not spent.is_finite():
             return False
-        final = float(spent)
+        final = to_float(spent)  # a Decimal past float range: the largest float, not inf
         if final == series.last:
             return False
         series.append(series.last_x, final)
