@@ -517,27 +517,9 @@ async def test_the_stage_list_redraws_for_a_new_event_time_only_when_an_elapsed_
         assert "2h01m" in str(stages.render())
 
 
-async def test_a_six_character_time_keeps_its_gate_verdict_in_the_80x24_stage_list() -> None:
-    client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
-    app = snapshot_app(client, now=NOW, start=RUN_ID)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        stages = app.screen.query_one(StageList)
-        prep = next(v for v in stages.views if v.name == "data_prep")
-        assert prep.stage is not None and prep.stage.started_at is not None
-        took = timedelta(hours=17, minutes=13)
-        long = prep.stage.model_copy(update={"ended_at": prep.stage.started_at + took})
-        passed = Gate.model_validate(gate("data_prep", "passed", []))
-        stages.views = tuple(
-            replace(v, stage=long, gate=passed) if v is prep else v for v in stages.views
-        )
-        await pilot.pause()
-        rows = str(stages.render()).splitlines()
-        assert stages.content_region.width <= 38
-        assert next(r for r in rows if "data prep" in r).rstrip().endswith("17h13m gate✓"), rows
-
-
-async def test_a_recovering_stage_says_so_with_its_progress_and_every_verdict_kept() -> None:
+async def stage_rows_at_80x24(pretrain: str) -> tuple[list[str], int]:
+    """The 80x24 stage list's rows (and its width) with data prep passed after 17h13m and
+    pretrain's status `pretrain`."""
     client = FakeRunClient(script=pretrain_script(up_to_step=40).events)
     app = snapshot_app(client, now=NOW, start=RUN_ID)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -551,20 +533,30 @@ async def test_a_recovering_stage_says_so_with_its_progress_and_every_verdict_ke
         stages.views = tuple(
             replace(v, stage=long, gate=passed)
             if v is prep
-            else replace(v, status="recovering")
+            else replace(v, status=pretrain)
             if v.name == "pretrain"
             else v
             for v in stages.views
         )
         await pilot.pause()
-        rows = str(stages.render()).splitlines()
-        (current,) = [row for row in rows if row.startswith("›")]
-        assert "↻ pretrain" in current and "recovering" in current, rows
-        assert not [row for row in rows if "running" in row], rows
-        below = rows[rows.index(current) + 1]
-        assert "█" in below or "░" in below, rows  # its progress stays drawn
-        # The wider word column still leaves data prep's time and verdict whole.
-        assert next(r for r in rows if "data prep" in r).rstrip().endswith("17h13m gate✓"), rows
+        return str(stages.render()).splitlines(), stages.content_region.width
+
+
+async def test_a_six_character_time_keeps_its_gate_verdict_in_the_80x24_stage_list() -> None:
+    rows, width = await stage_rows_at_80x24("running")
+    assert width <= 38
+    assert next(r for r in rows if "data prep" in r).rstrip().endswith("17h13m gate✓"), rows
+
+
+async def test_a_recovering_stage_says_so_with_its_progress_and_every_verdict_kept() -> None:
+    rows, _ = await stage_rows_at_80x24("recovering")
+    (current,) = [row for row in rows if row.startswith("›")]
+    assert "↻ pretrain" in current and "recovering" in current, rows
+    assert not [row for row in rows if "running" in row], rows
+    below = rows[rows.index(current) + 1]
+    assert "█" in below or "░" in below, rows  # its progress stays drawn
+    # The wider word column still leaves data prep's time and verdict whole.
+    assert next(r for r in rows if "data prep" in r).rstrip().endswith("17h13m gate✓"), rows
 
 
 @pytest.mark.parametrize(
